@@ -1,0 +1,14 @@
+import { Command } from "commander";
+import { VERSION } from "../core/version.js";
+import { registerConfigCommands } from "./config-command.js";
+import { registerServeCommand } from "./serve-command.js";
+import { registerTypesCommands } from "./types-command.js";
+
+const program = new Command("holdfast")
+  .description("Holdfast: a server for stateful AI agents")
+  .version(VERSION);
+registerServeCommand(program);
+registerTypesCommands(program);
+registerConfigCommands(program);
+
+await program.parseAsync(process.argv);

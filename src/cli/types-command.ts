@@ -1,0 +1,67 @@
+import type { Command } from "commander";
+import { effectiveCapabilities } from "../types/capabilities.js";
+import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
+import { loadConfigOrExit } from "./load.js";
+
+interface TypesOptions {
+  config?: string;
+  json?: boolean;
+}
+
+export function registerTypesCommands(program: Command): void {
+  const types = program.command("types").description("inspect agent types");
+  types
+    .command("list")
+    .description("list every agent type")
+    .option("-c, --config <file>", "config file")
+    .option("--json", "print JSON")
+    .action((options: TypesOptions) => {
+      const { config } = loadConfigOrExit(options.config);
+      const list = config.registry.list();
+      if (options.json) return console.log(JSON.stringify(list, null, 2));
+      const width = Math.max(...list.map((type) => type.name.length));
+      for (const type of list) {
+        const offered = effectiveCapabilities(type, {}, config.catalogue).offered.length;
+        const flow = type.control_flow.padEnd(11);
+        console.log(`${type.name.padEnd(width)}  ${flow}  ${String(offered).padStart(2)} tools  ${type.description}`);
+      }
+    });
+  types
+    .command("show")
+    .argument("<name>", "the type's name")
+    .description("show a type's effective capabilities")
+    .option("-c, --config <file>", "config file")
+    .option("--json", "print JSON")
+    .action((name: string, options: TypesOptions) => {
+      const { config } = loadConfigOrExit(options.config);
+      const type = config.registry.get(name);
+      if (!type) {
+        console.error(`unknown agent type '${name}'; known types: ${config.registry.names().join(", ")}`);
+        process.exit(1);
+      }
+      const capabilities = effectiveCapabilities(type, {}, config.catalogue);
+      if (options.json) return console.log(JSON.stringify({ ...type, capabilities }, null, 2));
+      console.log(`${type.name}: ${type.description}`);
+      console.log(formatCapabilities(capabilities));
+    });
+}
+
+function formatCapabilities(caps: EffectiveCapabilities): string {
+  const lines = [
+    `  control flow   ${caps.control_flow}${caps.include_history ? "" : " (without history)"}`,
+    `  model          ${caps.model ?? "(server default)"}`,
+    `  replies via    ${caps.reply_via}`,
+    `  tool access    ${caps.access}, policy profile ${caps.policy_profile}`,
+    `  heartbeats     ${caps.heartbeats ? "on" : "off"}`,
+    `  memory         ${caps.memory.depth}; core ${onOff(caps.memory.core_memory)}, archival ${onOff(caps.memory.archival)}, conversation search ${onOff(caps.memory.conversation_search)}`,
+    `  limits         ${caps.limits.max_iterations} iterations, ${caps.limits.max_tool_calls_per_turn} tool calls and ${caps.limits.max_tokens_per_turn} tokens per turn, spawn depth ${caps.limits.max_spawn_depth}`,
+    `  isolation      ${caps.isolation.read_only ? "read-only" : "read-write"}, workspace ${caps.isolation.workspace_root ?? "(server default)"}`,
+    `  offered tools${caps.offered.length === 0 ? "  (none)" : ""}`,
+    ...caps.offered.map((t) => `    ${t.name.padEnd(24)} ${t.risk.padEnd(7)} approval ${t.approval}`),
+  ];
+  if (caps.withheld.length > 0) lines.push("  withheld tools");
+  lines.push(...caps.withheld.map((t) => `    ${t.name.padEnd(24)} ${t.reason}`));
+  return lines.join("\n");
+}
+
+const onOff = (on: boolean) => (on ? "on" : "off");

@@ -1,0 +1,109 @@
+import { z } from "zod";
+import type { FieldError } from "../core/errors.js";
+import { fieldErrorsFromZod } from "../core/field-errors.js";
+import { BUILTIN_PACKS, builtinToolCatalogue, type ToolCatalogue, withPacks } from "../tools/catalogue.js";
+import { ToolName } from "../tools/tool-declaration.js";
+import { TypeName } from "../types/agent-type.js";
+import { AgentTypeDraft, TypeDefaults } from "../types/agent-type-draft.js";
+import { BUILTIN_TYPES } from "../types/builtins.js";
+import { AgentTypeRegistry } from "../types/registry.js";
+import { explainRemovedField } from "../types/removed-fields.js";
+import { type DraftSource, resolveAgentTypes } from "../types/resolve.js";
+
+/** The `server:` section: where the server listens and keeps its data. */
+export const ServerSection = z.strictObject({
+  host: z.string().min(1).optional(),
+  port: z.int().min(0).max(65_535).optional(),
+  data_dir: z.string().min(1).optional(),
+});
+export type ServerSection = z.infer<typeof ServerSection>;
+
+const PackName = z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "a pack name is lowercase, digits, _ or -");
+
+/** The top level of `holdfast.yaml` / `holdfast.json`. Each section is checked on its own. */
+const ConfigSections = z.strictObject({
+  server: z.unknown().optional(),
+  defaults: z.unknown().optional(),
+  tool_packs: z.unknown().optional(),
+  types: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** A checked configuration: the server section, the catalogue with packs, and every type. */
+export interface HoldfastConfig {
+  readonly server: ServerSection;
+  readonly catalogue: ToolCatalogue;
+  readonly registry: AgentTypeRegistry;
+}
+
+export type ConfigResult = { ok: true; config: HoldfastConfig } | { ok: false; errors: FieldError[] };
+
+/** The configuration with no file: the built-in types and tools. */
+export function builtinConfig(): HoldfastConfig {
+  const result = checkConfig({});
+  if (!result.ok) throw new Error(`the built-in types do not resolve: ${JSON.stringify(result.errors)}`);
+  return result.config;
+}
+
+/**
+ * Checks a parsed config document and builds what it describes. Every problem is collected,
+ * each with its full path, so that one run of `holdfast config check` shows them all.
+ */
+export function checkConfig(document: unknown): ConfigResult {
+  const top = ConfigSections.safeParse(document ?? {});
+  if (!top.success) return { ok: false, errors: fieldErrorsFromZod(top.error, [], explainRemovedField) };
+  const errors: FieldError[] = [];
+  const section = <T>(schema: z.ZodType<T>, value: unknown, path: string): T | undefined => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    errors.push(...fieldErrorsFromZod(parsed.error, [path], explainRemovedField));
+    return undefined;
+  };
+
+  const server = section(ServerSection, top.data.server ?? {}, "server") ?? {};
+  const defaults = section(TypeDefaults, top.data.defaults ?? {}, "defaults") ?? {};
+  const packs = section(z.record(PackName, z.array(ToolName)), top.data.tool_packs ?? {}, "tool_packs") ?? {};
+  const catalogue = addPacks(builtinToolCatalogue(), packs, errors);
+
+  const sources: DraftSource[] = BUILTIN_TYPES.map(({ name, draft }) => ({ name, draft, path: ["builtin", name] }));
+  const invalid = new Set<string>();
+  for (const [name, value] of Object.entries(top.data.types ?? {})) {
+    const path = ["types", name];
+    const badName = TypeName.safeParse(name).error?.issues[0]?.message;
+    if (badName) {
+      errors.push({ path: `types.${name}`, message: badName });
+      continue;
+    }
+    if (sources.some((source) => source.name === name)) {
+      errors.push({ path: `types.${name}`, message: `'${name}' is a built-in type; give your type a new name and 'extends: ${name}'` });
+      continue;
+    }
+    const draft = section(AgentTypeDraft, value, `types.${name}`);
+    if (!draft) invalid.add(name);
+    sources.push({ name, draft: draft ?? {}, path });
+  }
+  const resolution = resolveAgentTypes(sources, defaults, catalogue, invalid);
+  errors.push(...resolution.errors);
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, config: { server, catalogue, registry: new AgentTypeRegistry(resolution.types) } };
+}
+
+/** Adds the file's packs to the catalogue, reporting clashes and unknown tools. */
+function addPacks(
+  catalogue: ToolCatalogue,
+  packs: Record<string, string[]>,
+  errors: FieldError[],
+): ToolCatalogue {
+  const good: Record<string, string[]> = {};
+  for (const [name, members] of Object.entries(packs)) {
+    if (Object.hasOwn(BUILTIN_PACKS, name)) {
+      errors.push({ path: `tool_packs.${name}`, message: `'${name}' is a built-in pack; choose another name` });
+      continue;
+    }
+    const unknown = members.flatMap((tool, i) => (catalogue.tools.has(tool) ? [] : [{ tool, i }]));
+    for (const { tool, i } of unknown) {
+      errors.push({ path: `tool_packs.${name}.${i}`, message: `unknown tool '${tool}'` });
+    }
+    good[name] = members.filter((tool) => catalogue.tools.has(tool));
+  }
+  return withPacks(catalogue, good);
+}

@@ -1,0 +1,38 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { HoldfastError, NotFoundError, RetryableError, ValidationError } from "../core/errors.js";
+
+/** The JSON body of every error answer: Letta's `detail` plus a code and, for bad input, fields. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  detail: string;
+  errors?: { path: string; message: string }[];
+  known?: string[];
+}
+
+const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
+  VALIDATION_ERROR: 422,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+};
+
+/** The one place an error becomes an HTTP status and body. Unknown errors are a 500 and logged. */
+export function errorResponse(c: Context, error: unknown, log: (error: unknown) => void) {
+  if (!(error instanceof HoldfastError)) {
+    log(error);
+    return c.json(body("INTERNAL", "internal server error"), 500);
+  }
+  const out = body(error.code, error.message);
+  if (error instanceof ValidationError) out.errors = [...error.errors];
+  if (error instanceof NotFoundError && error.known) out.known = [...error.known];
+  if (error instanceof RetryableError) {
+    c.header("retry-after", String(Math.ceil(error.retryAfterMs / 1000)));
+    return c.json(out, 503);
+  }
+  return c.json(out, STATUS_BY_CODE[error.code] ?? 400);
+}
+
+export function body(code: string, message: string): ErrorBody {
+  return { code, message, detail: message };
+}

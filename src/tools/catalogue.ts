@@ -1,0 +1,67 @@
+import { assert } from "../core/errors.js";
+import { LETTA_TOOLS } from "./builtin/letta-tools.js";
+import { WORKSPACE_TOOLS } from "./builtin/workspace-tools.js";
+import type { ToolDeclaration } from "./tool-declaration.js";
+
+/**
+ * Every tool Holdfast knows, and the named packs that group them. Agent types refer to tools
+ * by name and to packs by name; this is where both names are resolved.
+ */
+export interface ToolCatalogue {
+  readonly tools: ReadonlyMap<string, ToolDeclaration>;
+  readonly packs: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The built-in packs. A pack is a flat list of tool names. */
+export const BUILTIN_PACKS: Readonly<Record<string, readonly string[]>> = {
+  messaging: ["send_message"],
+  heartbeat: ["pause_heartbeats"],
+  memgpt_memory: [
+    "core_memory_append",
+    "core_memory_replace",
+    "archival_memory_insert",
+    "archival_memory_search",
+    "conversation_search",
+  ],
+  letta_memory: ["memory_insert", "memory_replace", "conversation_search"],
+  shell: ["shell"],
+  filesystem_read: ["read_file", "list_directory", "search_files"],
+  filesystem: ["read_file", "list_directory", "search_files", "write_file", "edit_file"],
+  web: ["web_search", "web_fetch"],
+  http: ["http_request"],
+  spawn: ["spawn_agent", "list_agent_types"],
+};
+
+/** Builds a catalogue; every pack member must be a declared tool and names must be unique. */
+export function createToolCatalogue(
+  tools: readonly ToolDeclaration[],
+  packs: Readonly<Record<string, readonly string[]>>,
+): ToolCatalogue {
+  const byName = new Map<string, ToolDeclaration>();
+  for (const tool of tools) {
+    assert(!byName.has(tool.name), `tool '${tool.name}' is declared twice`);
+    byName.set(tool.name, tool);
+  }
+  const packMap = new Map<string, readonly string[]>();
+  for (const [pack, members] of Object.entries(packs)) {
+    for (const member of members) {
+      assert(byName.has(member), `pack '${pack}' names unknown tool '${member}'`);
+    }
+    packMap.set(pack, [...members]);
+  }
+  return { tools: byName, packs: packMap };
+}
+
+/** The catalogue of built-in tools and packs. */
+export function builtinToolCatalogue(): ToolCatalogue {
+  return createToolCatalogue([...LETTA_TOOLS, ...WORKSPACE_TOOLS], BUILTIN_PACKS);
+}
+
+/** A catalogue with more packs added; the caller has checked names and members. */
+export function withPacks(
+  catalogue: ToolCatalogue,
+  packs: Readonly<Record<string, readonly string[]>>,
+): ToolCatalogue {
+  const merged = { ...Object.fromEntries(catalogue.packs), ...packs };
+  return createToolCatalogue([...catalogue.tools.values()], merged);
+}

@@ -1,0 +1,99 @@
+import { z } from "zod";
+import { ToolName } from "../tools/tool-declaration.js";
+import {
+  ApprovalPolicy,
+  ControlFlow,
+  MemoryDepth,
+  ModelHandle,
+  PolicyProfile,
+  ReplyVia,
+  ToolAccess,
+} from "./axes.js";
+
+export const TypeName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,63}$/, "a type name is 1-64 lowercase letters, digits, _ or -");
+
+/** A core memory block every agent of the type starts with. */
+export const CoreBlockTemplate = z
+  .strictObject({
+    label: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "a block label is lowercase, digits or _"),
+    description: z.string().default(""),
+    value: z.string().default(""),
+    /** The most characters the block may hold; edits past it are refused. */
+    limit: z.int().min(1).max(1_000_000),
+    read_only: z.boolean().default(false),
+  })
+  .refine((block) => block.value.length <= block.limit, {
+    message: "the initial value is longer than the block's limit",
+    path: ["value"],
+  });
+export type CoreBlockTemplate = z.infer<typeof CoreBlockTemplate>;
+
+export const ToolSettings = z.strictObject({
+  /** Named packs whose tools the type is offered. */
+  packs: z.array(z.string().min(1)),
+  /** Single tools offered besides the packs. */
+  include: z.array(ToolName),
+  /** If set, only these tools may be offered; `null` allows any tool from packs and include. */
+  allow: z.array(ToolName).nullable(),
+  /** Tools never offered, whatever else says so. Deny beats allow. */
+  deny: z.array(ToolName),
+  access: ToolAccess,
+  approval: ApprovalPolicy,
+});
+export type ToolSettings = z.infer<typeof ToolSettings>;
+
+export const MemorySettings = z.strictObject({
+  depth: MemoryDepth,
+  blocks: z.array(CoreBlockTemplate),
+  archival: z.boolean(),
+  conversation_search: z.boolean(),
+});
+export type MemorySettings = z.infer<typeof MemorySettings>;
+
+export const Limits = z.strictObject({
+  max_iterations: z.int().min(1).max(1000),
+  max_tool_calls_per_turn: z.int().min(1).max(10_000),
+  max_tokens_per_turn: z.int().min(1).max(10_000_000),
+  max_spawn_depth: z.int().min(0).max(16),
+});
+export type Limits = z.infer<typeof Limits>;
+
+export const Isolation = z.strictObject({
+  /** Only read tools, whatever the access level says. */
+  read_only: z.boolean(),
+  /** File tools may not reach outside this directory; `null` means the server's default. */
+  workspace_root: z.string().min(1).nullable(),
+});
+export type Isolation = z.infer<typeof Isolation>;
+
+/**
+ * An agent type, fully resolved: every axis has a value. Types are data, never subclasses;
+ * one loop runs every type and reads only this configuration.
+ *
+ * @example
+ * registry.get("memgpt_agent")?.limits.max_iterations // 5
+ */
+export const AgentType = z.strictObject({
+  name: TypeName,
+  description: z.string(),
+  control_flow: ControlFlow,
+  /** Whether the model sees the earlier messages of the conversation. */
+  include_history: z.boolean(),
+  /** The default model of agents of this type; `null` leaves it to the server's default. */
+  model: ModelHandle.nullable(),
+  /** The system prompt template the prompt builder renders for every model call. */
+  system_prompt: z.string(),
+  reply_via: ReplyVia,
+  tools: ToolSettings,
+  memory: MemorySettings,
+  limits: Limits,
+  /** memgpt-style heartbeats: a tool call may ask for another step, and the agent may sleep. */
+  heartbeats: z.boolean(),
+  isolation: Isolation,
+  policy_profile: PolicyProfile,
+  /** Every tool call must carry an `intent` argument saying why it is made. */
+  intent_required: z.boolean(),
+});
+export type AgentType = z.infer<typeof AgentType>;

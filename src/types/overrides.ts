@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { ToolName } from "../tools/tool-declaration.js";
+import { Isolation, Limits } from "./agent-type.js";
+import { ApprovalPolicy, ModelHandle, PolicyProfile, ToolAccess } from "./axes.js";
+
+/**
+ * What one agent sets on top of its type. Model and prompt are free to change; everything
+ * about tools, memory switches, limits and isolation can only narrow the type, never widen
+ * past its ceiling (its allow list, deny list, access level, limits and switches).
+ */
+export const AgentOverrides = z.strictObject({
+  model: ModelHandle.optional(),
+  system_prompt: z.string().optional(),
+  tools: z
+    .strictObject({
+      packs: z.array(z.string().min(1)).optional(),
+      include: z.array(ToolName).optional(),
+      allow: z.array(ToolName).nullable().optional(),
+      deny: z.array(ToolName).optional(),
+      access: ToolAccess.optional(),
+      approval: ApprovalPolicy.optional(),
+    })
+    .optional(),
+  memory: z
+    .strictObject({ archival: z.boolean().optional(), conversation_search: z.boolean().optional() })
+    .optional(),
+  limits: Limits.partial().optional(),
+  heartbeats: z.boolean().optional(),
+  isolation: Isolation.partial().optional(),
+  policy_profile: PolicyProfile.optional(),
+  intent_required: z.boolean().optional(),
+});
+export type AgentOverrides = z.infer<typeof AgentOverrides>;
