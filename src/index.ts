@@ -5,8 +5,12 @@ export * from "./core/errors.js";
 export { VERSION } from "./core/version.js";
 export { createApp } from "./server/app.js";
 export { listen, type RunningServer } from "./server/serve.js";
-export { createToolCatalogue, builtinToolCatalogue, type ToolCatalogue } from "./tools/catalogue.js";
-export { defineTool, ToolDeclaration, RiskClass } from "./tools/tool-declaration.js";
+export {
+  builtinToolCatalogue,
+  createToolCatalogue,
+  type ToolCatalogue,
+} from "./tools/catalogue.js";
+export { defineTool, RiskClass, ToolDeclaration } from "./tools/tool-declaration.js";
 export { AgentType, CoreBlockTemplate } from "./types/agent-type.js";
 export { AgentTypeDraft, defineAgentType } from "./types/agent-type-draft.js";
 export * from "./types/axes.js";

@@ -11,7 +11,9 @@ export function registerConfigCommands(program: Command): void {
     .action((file: string | undefined) => {
       const path = findConfigPath(file, process.env, process.cwd());
       if (path === null) {
-        console.error("no config file given and none found (holdfast.yaml, holdfast.yml, holdfast.json)");
+        console.error(
+          "no config file given and none found (holdfast.yaml, holdfast.yml, holdfast.json)",
+        );
         process.exit(1);
       }
       const result = loadConfig(path);
@@ -20,6 +22,8 @@ export function registerConfigCommands(program: Command): void {
         process.exit(1);
       }
       const custom = result.config.registry.list().length;
-      console.log(`${path}: ok (${custom} agent types, ${result.config.catalogue.packs.size} tool packs)`);
+      console.log(
+        `${path}: ok (${custom} agent types, ${result.config.catalogue.packs.size} tool packs)`,
+      );
     });
 }

@@ -3,7 +3,11 @@ import { findConfigPath, loadConfig } from "../config/load-config.js";
 import type { FieldError } from "../core/errors.js";
 
 /** Prints field errors one per line, each with the file and path it belongs to. */
-export function printErrors(file: string | null, errors: readonly FieldError[], out = console.error) {
+export function printErrors(
+  file: string | null,
+  errors: readonly FieldError[],
+  out = console.error,
+) {
   for (const error of errors) out(`${file ?? "config"}: ${error.path}: ${error.message}`);
   out(`${errors.length} error${errors.length === 1 ? "" : "s"}`);
 }

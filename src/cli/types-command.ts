@@ -23,7 +23,9 @@ export function registerTypesCommands(program: Command): void {
       for (const type of list) {
         const offered = effectiveCapabilities(type, {}, config.catalogue).offered.length;
         const flow = type.control_flow.padEnd(11);
-        console.log(`${type.name.padEnd(width)}  ${flow}  ${String(offered).padStart(2)} tools  ${type.description}`);
+        console.log(
+          `${type.name.padEnd(width)}  ${flow}  ${String(offered).padStart(2)} tools  ${type.description}`,
+        );
       }
     });
   types
@@ -36,7 +38,9 @@ export function registerTypesCommands(program: Command): void {
       const { config } = loadConfigOrExit(options.config);
       const type = config.registry.get(name);
       if (!type) {
-        console.error(`unknown agent type '${name}'; known types: ${config.registry.names().join(", ")}`);
+        console.error(
+          `unknown agent type '${name}'; known types: ${config.registry.names().join(", ")}`,
+        );
         process.exit(1);
       }
       const capabilities = effectiveCapabilities(type, {}, config.catalogue);
@@ -57,7 +61,9 @@ function formatCapabilities(caps: EffectiveCapabilities): string {
     `  limits         ${caps.limits.max_iterations} iterations, ${caps.limits.max_tool_calls_per_turn} tool calls and ${caps.limits.max_tokens_per_turn} tokens per turn, spawn depth ${caps.limits.max_spawn_depth}`,
     `  isolation      ${caps.isolation.read_only ? "read-only" : "read-write"}, workspace ${caps.isolation.workspace_root ?? "(server default)"}`,
     `  offered tools${caps.offered.length === 0 ? "  (none)" : ""}`,
-    ...caps.offered.map((t) => `    ${t.name.padEnd(24)} ${t.risk.padEnd(7)} approval ${t.approval}`),
+    ...caps.offered.map(
+      (t) => `    ${t.name.padEnd(24)} ${t.risk.padEnd(7)} approval ${t.approval}`,
+    ),
   ];
   if (caps.withheld.length > 0) lines.push("  withheld tools");
   lines.push(...caps.withheld.map((t) => `    ${t.name.padEnd(24)} ${t.reason}`));

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import type { FieldError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
-import { BUILTIN_PACKS, builtinToolCatalogue, type ToolCatalogue, withPacks } from "../tools/catalogue.js";
+import {
+  BUILTIN_PACKS,
+  builtinToolCatalogue,
+  type ToolCatalogue,
+  withPacks,
+} from "../tools/catalogue.js";
 import { ToolName } from "../tools/tool-declaration.js";
 import { TypeName } from "../types/agent-type.js";
 import { AgentTypeDraft, TypeDefaults } from "../types/agent-type-draft.js";
@@ -18,7 +23,9 @@ export const ServerSection = z.strictObject({
 });
 export type ServerSection = z.infer<typeof ServerSection>;
 
-const PackName = z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "a pack name is lowercase, digits, _ or -");
+const PackName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,63}$/, "a pack name is lowercase, digits, _ or -");
 
 /** The top level of `holdfast.yaml` / `holdfast.json`. Each section is checked on its own. */
 const ConfigSections = z.strictObject({
@@ -35,12 +42,15 @@ export interface HoldfastConfig {
   readonly registry: AgentTypeRegistry;
 }
 
-export type ConfigResult = { ok: true; config: HoldfastConfig } | { ok: false; errors: FieldError[] };
+export type ConfigResult =
+  | { ok: true; config: HoldfastConfig }
+  | { ok: false; errors: FieldError[] };
 
 /** The configuration with no file: the built-in types and tools. */
 export function builtinConfig(): HoldfastConfig {
   const result = checkConfig({});
-  if (!result.ok) throw new Error(`the built-in types do not resolve: ${JSON.stringify(result.errors)}`);
+  if (!result.ok)
+    throw new Error(`the built-in types do not resolve: ${JSON.stringify(result.errors)}`);
   return result.config;
 }
 
@@ -50,7 +60,8 @@ export function builtinConfig(): HoldfastConfig {
  */
 export function checkConfig(document: unknown): ConfigResult {
   const top = ConfigSections.safeParse(document ?? {});
-  if (!top.success) return { ok: false, errors: fieldErrorsFromZod(top.error, [], explainRemovedField) };
+  if (!top.success)
+    return { ok: false, errors: fieldErrorsFromZod(top.error, [], explainRemovedField) };
   const errors: FieldError[] = [];
   const section = <T>(schema: z.ZodType<T>, value: unknown, path: string): T | undefined => {
     const parsed = schema.safeParse(value);
@@ -61,10 +72,15 @@ export function checkConfig(document: unknown): ConfigResult {
 
   const server = section(ServerSection, top.data.server ?? {}, "server") ?? {};
   const defaults = section(TypeDefaults, top.data.defaults ?? {}, "defaults") ?? {};
-  const packs = section(z.record(PackName, z.array(ToolName)), top.data.tool_packs ?? {}, "tool_packs") ?? {};
+  const packs =
+    section(z.record(PackName, z.array(ToolName)), top.data.tool_packs ?? {}, "tool_packs") ?? {};
   const catalogue = addPacks(builtinToolCatalogue(), packs, errors);
 
-  const sources: DraftSource[] = BUILTIN_TYPES.map(({ name, draft }) => ({ name, draft, path: ["builtin", name] }));
+  const sources: DraftSource[] = BUILTIN_TYPES.map(({ name, draft }) => ({
+    name,
+    draft,
+    path: ["builtin", name],
+  }));
   const invalid = new Set<string>();
   for (const [name, value] of Object.entries(top.data.types ?? {})) {
     const path = ["types", name];
@@ -74,7 +90,10 @@ export function checkConfig(document: unknown): ConfigResult {
       continue;
     }
     if (sources.some((source) => source.name === name)) {
-      errors.push({ path: `types.${name}`, message: `'${name}' is a built-in type; give your type a new name and 'extends: ${name}'` });
+      errors.push({
+        path: `types.${name}`,
+        message: `'${name}' is a built-in type; give your type a new name and 'extends: ${name}'`,
+      });
       continue;
     }
     const draft = section(AgentTypeDraft, value, `types.${name}`);
@@ -84,7 +103,10 @@ export function checkConfig(document: unknown): ConfigResult {
   const resolution = resolveAgentTypes(sources, defaults, catalogue, invalid);
   errors.push(...resolution.errors);
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: { server, catalogue, registry: new AgentTypeRegistry(resolution.types) } };
+  return {
+    ok: true,
+    config: { server, catalogue, registry: new AgentTypeRegistry(resolution.types) },
+  };
 }
 
 /** Adds the file's packs to the catalogue, reporting clashes and unknown tools. */
@@ -96,7 +118,10 @@ function addPacks(
   const good: Record<string, string[]> = {};
   for (const [name, members] of Object.entries(packs)) {
     if (Object.hasOwn(BUILTIN_PACKS, name)) {
-      errors.push({ path: `tool_packs.${name}`, message: `'${name}' is a built-in pack; choose another name` });
+      errors.push({
+        path: `tool_packs.${name}`,
+        message: `'${name}' is a built-in pack; choose another name`,
+      });
       continue;
     }
     const unknown = members.flatMap((tool, i) => (catalogue.tools.has(tool) ? [] : [{ tool, i }]));

@@ -47,8 +47,12 @@ export function resolveServerSettings(
     if (parsed.success) port = parsed.data;
     else errors.push({ path: given[0], message: `'${given[1]}' is not a port (0-65535)` });
   }
-  const fileDir = file.data_dir && configPath ? resolve(dirname(configPath), file.data_dir) : undefined;
-  const dataDir = resolve(cwd, flags.dataDir || env.HOLDFAST_DATA_DIR || fileDir || DEFAULT_DATA_DIR);
+  const fileDir =
+    file.data_dir && configPath ? resolve(dirname(configPath), file.data_dir) : undefined;
+  const dataDir = resolve(
+    cwd,
+    flags.dataDir || env.HOLDFAST_DATA_DIR || fileDir || DEFAULT_DATA_DIR,
+  );
   const host = flags.host || env.HOLDFAST_HOST || file.host || DEFAULT_HOST;
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: { host, port, dataDir } };

@@ -1,5 +1,5 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
@@ -23,7 +23,8 @@ export function createApp(options: AppOptions): OpenAPIHono {
   const app = new OpenAPIHono({
     strict: false,
     defaultHook: (result) => {
-      if (!result.success) throw new ValidationError("invalid request", fieldErrorsFromZod(result.error));
+      if (!result.success)
+        throw new ValidationError("invalid request", fieldErrorsFromZod(result.error));
     },
   });
   app.onError((error, c) => errorResponse(c, error, log));

@@ -18,7 +18,9 @@ export function listen(app: OpenAPIHono, host: string, port: number): Promise<Ru
         url: `http://${shownHost}:${info.port}`,
         port: info.port,
         close: () =>
-          new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done()))),
+          new Promise<void>((done, fail) =>
+            server.close((error) => (error ? fail(error) : done())),
+          ),
       });
     });
     server.once("error", reject);

@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { AgentType, Isolation, Limits, MemorySettings, ToolSettings, TypeName } from "./agent-type.js";
+import {
+  AgentType,
+  Isolation,
+  Limits,
+  MemorySettings,
+  ToolSettings,
+  TypeName,
+} from "./agent-type.js";
 import { ControlFlow, ExecutionMode, ModelHandle, PolicyProfile, ReplyVia } from "./axes.js";
 
 /**
@@ -51,7 +58,11 @@ export type TypeDefaults = z.output<typeof TypeDefaults>;
 
 /** A type definition as written: a description, what it extends, and the fields it changes. */
 export const AgentTypeDraft = z
-  .strictObject({ ...draftFields, description: z.string().optional(), extends: TypeName.optional() })
+  .strictObject({
+    ...draftFields,
+    description: z.string().optional(),
+    extends: TypeName.optional(),
+  })
   .transform(normalizeControlFlow);
 export type AgentTypeDraft = z.output<typeof AgentTypeDraft>;
 export type AgentTypeDraftInput = z.input<typeof AgentTypeDraft>;
@@ -84,7 +95,10 @@ export function mergeDrafts(base: Layer, over: Layer): Layer {
 }
 
 /** The fully resolved type from its layers, lowest first; fails if a field is missing or bad. */
-export function completeType(name: string, layers: readonly Layer[]): z.ZodSafeParseResult<AgentType> {
+export function completeType(
+  name: string,
+  layers: readonly Layer[],
+): z.ZodSafeParseResult<AgentType> {
   const { extends: _ignored, ...merged } = layers.reduce(mergeDrafts, {});
   return AgentType.safeParse({ ...merged, name });
 }

@@ -1,5 +1,5 @@
-import { defineAgentType, type NamedDraft } from "./agent-type-draft.js";
 import type { CoreBlockTemplate } from "./agent-type.js";
+import { defineAgentType, type NamedDraft } from "./agent-type-draft.js";
 import {
   LETTA_V1_PROMPT,
   MEMGPT_PROMPT,
@@ -34,11 +34,17 @@ const LETTA_BLOCKS: CoreBlockTemplate[] = [
  */
 export const BUILTIN_TYPES: readonly NamedDraft[] = [
   defineAgentType("memgpt_agent", {
-    description: "Letta's MemGPT agent: replies through send_message, edits its memory, heartbeats.",
+    description:
+      "Letta's MemGPT agent: replies through send_message, edits its memory, heartbeats.",
     system_prompt: MEMGPT_PROMPT,
     reply_via: "send_message",
     tools: { packs: ["messaging", "memgpt_memory", "heartbeat"], access: "constrained" },
-    memory: { depth: "persistent", blocks: LETTA_BLOCKS, archival: true, conversation_search: true },
+    memory: {
+      depth: "persistent",
+      blocks: LETTA_BLOCKS,
+      archival: true,
+      conversation_search: true,
+    },
     limits: { max_iterations: 5 },
     heartbeats: true,
   }),
@@ -46,7 +52,12 @@ export const BUILTIN_TYPES: readonly NamedDraft[] = [
     description: "Letta's default agent: plain text replies, edits its memory, no heartbeats.",
     system_prompt: LETTA_V1_PROMPT,
     tools: { packs: ["letta_memory"], access: "constrained" },
-    memory: { depth: "persistent", blocks: LETTA_BLOCKS, archival: true, conversation_search: true },
+    memory: {
+      depth: "persistent",
+      blocks: LETTA_BLOCKS,
+      archival: true,
+      conversation_search: true,
+    },
     limits: { max_iterations: 10 },
   }),
   defineAgentType("react_agent", {
@@ -105,7 +116,8 @@ export const BUILTIN_TYPES: readonly NamedDraft[] = [
     description: "Preset: gathers information from the web and files, changes nothing.",
     control_flow: "autonomous",
     tools: {
-      packs: ["web", "filesystem_read"],
+      packs: ["web"],
+      include: ["read_file"],
       allow: ["web_search", "web_fetch", "read_file"],
       access: "read_only",
     },

@@ -20,18 +20,28 @@ export function checkOverrides(
     errors.push({ path, message: `${what}: agent type '${type.name}' does not allow it` });
   const own = overrides.tools ?? {};
 
-  if (own.access && rank(TOOL_ACCESS_ORDER, own.access) > rank(TOOL_ACCESS_ORDER, type.tools.access)) {
+  if (
+    own.access &&
+    rank(TOOL_ACCESS_ORDER, own.access) > rank(TOOL_ACCESS_ORDER, type.tools.access)
+  ) {
     widen("tools.access", `'${own.access}' is wider than '${type.tools.access}'`);
   }
-  if (own.approval && rank(APPROVAL_ORDER, own.approval) < rank(APPROVAL_ORDER, type.tools.approval)) {
+  if (
+    own.approval &&
+    rank(APPROVAL_ORDER, own.approval) < rank(APPROVAL_ORDER, type.tools.approval)
+  ) {
     widen("tools.approval", `'${own.approval}' is looser than '${type.tools.approval}'`);
   }
   const profile = overrides.policy_profile;
-  if (profile && rank(PolicyProfile.options, profile) < rank(PolicyProfile.options, type.policy_profile)) {
+  if (
+    profile &&
+    rank(PolicyProfile.options, profile) < rank(PolicyProfile.options, type.policy_profile)
+  ) {
     widen("policy_profile", `'${profile}' is looser than '${type.policy_profile}'`);
   }
   own.packs?.forEach((pack, i) => {
-    if (!catalogue.packs.has(pack)) errors.push({ path: `tools.packs.${i}`, message: `unknown tool pack '${pack}'` });
+    if (!catalogue.packs.has(pack))
+      errors.push({ path: `tools.packs.${i}`, message: `unknown tool pack '${pack}'` });
   });
   const withheld = new Map(
     effectiveCapabilities(type, { tools: { include: own.include ?? [] } }, catalogue).withheld.map(
@@ -40,15 +50,21 @@ export function checkOverrides(
   );
   own.include?.forEach((name, i) => {
     const reason = withheld.get(name);
-    if (reason) errors.push({ path: `tools.include.${i}`, message: `'${name}' cannot be offered: ${reason}` });
+    if (reason)
+      errors.push({
+        path: `tools.include.${i}`,
+        message: `'${name}' cannot be offered: ${reason}`,
+      });
   });
   for (const [field, limit] of Object.entries(overrides.limits ?? {})) {
     const ceiling = type.limits[field as keyof AgentType["limits"]];
-    if (limit !== undefined && limit > ceiling) widen(`limits.${field}`, `${limit} is above ${ceiling}`);
+    if (limit !== undefined && limit > ceiling)
+      widen(`limits.${field}`, `${limit} is above ${ceiling}`);
   }
   if (overrides.heartbeats === true && !type.heartbeats) widen("heartbeats", "heartbeats are off");
   for (const field of ["archival", "conversation_search"] as const) {
-    if (overrides.memory?.[field] === true && !type.memory[field]) widen(`memory.${field}`, `${field} is off`);
+    if (overrides.memory?.[field] === true && !type.memory[field])
+      widen(`memory.${field}`, `${field} is off`);
   }
   if (overrides.isolation?.read_only === false && type.isolation.read_only) {
     widen("isolation.read_only", "the type is read-only");

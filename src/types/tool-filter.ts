@@ -36,7 +36,8 @@ export function withholdReason(tool: ToolDeclaration, ceiling: ToolCeiling): str
   if (ceiling.agentAllow && !ceiling.agentAllow.includes(tool.name)) {
     return "not in the agent's allow list";
   }
-  if (ceiling.readOnly && tool.risk !== "read") return `isolation is read-only; the tool's risk is '${tool.risk}'`;
+  if (ceiling.readOnly && tool.risk !== "read")
+    return `isolation is read-only; the tool's risk is '${tool.risk}'`;
   if (!RISKS_BY_ACCESS[ceiling.access].includes(tool.risk)) {
     return `risk '${tool.risk}' is beyond access '${ceiling.access}'`;
   }

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { NotFoundError } from "../../core/errors.js";
 import type { HoldfastConfig } from "../../config/config-file.js";
+import { NotFoundError } from "../../core/errors.js";
 import { AgentType } from "../../types/agent-type.js";
 import { effectiveCapabilities } from "../../types/capabilities.js";
 import { EffectiveCapabilities } from "../../types/capabilities-schema.js";
@@ -29,8 +29,14 @@ const getRoute = createRoute({
   summary: "One agent type with its effective capabilities",
   request: { params: z.object({ name: z.string().min(1).max(200) }) },
   responses: {
-    200: { description: "The agent type", content: { "application/json": { schema: AgentTypeView } } },
-    404: { description: "No such type", content: { "application/json": { schema: ErrorBodySchema } } },
+    200: {
+      description: "The agent type",
+      content: { "application/json": { schema: AgentTypeView } },
+    },
+    404: {
+      description: "No such type",
+      content: { "application/json": { schema: ErrorBodySchema } },
+    },
   },
 });
 

@@ -36,7 +36,10 @@ export const WORKSPACE_TOOLS = [
   defineTool({
     name: "write_file",
     description: "Creates or overwrites a text file in the workspace.",
-    parameters: params({ path: str("Path relative to the workspace root."), content: str("The whole new content of the file.") }),
+    parameters: params({
+      path: str("Path relative to the workspace root."),
+      content: str("The whole new content of the file."),
+    }),
     risk: "write",
   }),
   defineTool({
@@ -65,7 +68,11 @@ export const WORKSPACE_TOOLS = [
     name: "http_request",
     description: "Sends an HTTP request with any method and body to an external service.",
     parameters: params(
-      { method: str("GET, POST, PUT, PATCH or DELETE."), url: str("The URL to call."), body: str("The request body.") },
+      {
+        method: str("GET, POST, PUT, PATCH or DELETE."),
+        url: str("The URL to call."),
+        body: str("The request body."),
+      },
       ["body"],
     ),
     risk: "network",

@@ -1,0 +1,87 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "./cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "holdfast-config-"));
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe("holdfast config check", () => {
+  it("exits 0 for a good file", () => {
+    const path = file(
+      "good.yaml",
+      `defaults:
+  model: openai/gpt-4.1-mini
+tool_packs:
+  reading: [read_file, web_fetch]
+types:
+  careful_researcher:
+    extends: researcher
+    description: A researcher that never fetches pages
+    tools:
+      deny: [web_fetch]
+`,
+    );
+    const result = runCli(["config", "check", path]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain("ok (12 agent types");
+    expect(result.status).toBe(0);
+  });
+
+  it("prints each error with its path and exits 1", () => {
+    const path = file(
+      "bad.yaml",
+      `types:
+  typo:
+    tools:
+      alow: [read_file]
+  legacy:
+    iteration_strategy: native-thinking
+  orphan:
+    extends: nobody
+  ping:
+    extends: pong
+  pong:
+    extends: ping
+`,
+    );
+    const result = runCli(["config", "check", path]);
+    expect(result.status).toBe(1);
+    const lines = result.stdout.trim().split("\n");
+    expect(lines).toEqual([
+      `${path}: types.typo.tools.alow: unknown field`,
+      expect.stringMatching(
+        /: types\.legacy\.iteration_strategy: 'iteration_strategy' was removed.*control_flow/,
+      ),
+      expect.stringMatching(/: types\.orphan\.extends: extends unknown type 'nobody'/),
+      `${path}: types.ping.extends: extends cycle: ping → pong → ping`,
+      `${path}: types.pong.extends: extends cycle: pong → ping → pong`,
+      "5 errors",
+    ]);
+  });
+
+  it("reads JSON too, and reports a YAML syntax error by line", () => {
+    const json = file(
+      "good.json",
+      JSON.stringify({ types: { quick: { extends: "qa_assistant" } } }),
+    );
+    expect(runCli(["config", "check", json]).status).toBe(0);
+    const broken = file("broken.yaml", "types:\n  a: [unclosed\n");
+    const result = runCli(["config", "check", broken]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/\(line \d+, column \d+\)/);
+  });
+
+  it("finds holdfast.yaml in the working directory when no file is given", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "holdfast-cwd-"));
+    writeFileSync(join(cwd, "holdfast.yaml"), "types:\n  mine:\n    extends: ghost\n");
+    const result = runCli(["config", "check"], { cwd });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain("types.mine.extends");
+  });
+});

@@ -1,0 +1,11 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/**
+ * End-to-end tests run the real `holdfast` CLI, which runs the compiled code in dist/:
+ * build it once before any test starts.
+ */
+export default function setup(): void {
+  const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
+  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "inherit" });
+}
