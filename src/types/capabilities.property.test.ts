@@ -26,7 +26,7 @@ const TOOL_NAMES = [...Array.from({ length: 12 }, (_, i) => `t${i}`), ...Object.
 /** Names a type may mention although no catalogue declares them. */
 const NAMES = [...TOOL_NAMES, "ghost", "missing_tool"];
 const PACK_NAMES = ["p0", "p1", "p2", "p3"];
-const RUNS = { numRuns: 300 };
+const RUNS = { numRuns: 400 };
 
 interface CatalogueSpec {
   tools: ToolDeclaration[];
@@ -51,7 +51,7 @@ const toolArb = (name: string): fc.Arbitrary<ToolDeclaration> =>
     }));
 
 const catalogueArb: fc.Arbitrary<CatalogueSpec> = fc
-  .uniqueArray(fc.constantFrom(...TOOL_NAMES), { maxLength: TOOL_NAMES.length })
+  .uniqueArray(fc.constantFrom(...TOOL_NAMES), { minLength: 4, maxLength: TOOL_NAMES.length })
   .chain((names) =>
     fc.record({
       tools: fc.tuple(...names.map(toolArb)),
@@ -59,10 +59,16 @@ const catalogueArb: fc.Arbitrary<CatalogueSpec> = fc
     }),
   );
 
+/** Mostly `common`, sometimes `rare`: keeps enough cases where some tool is offered. */
+const mostly = <T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: common, weight: 6 }, { arbitrary: rare, weight: 1 });
+const flag = mostly(fc.constant(false), fc.constant(true));
 const names = () => fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength: 8 });
+const denyList = () => fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength: 3 });
+const allowList = mostly(fc.constant(null), fc.subarray(NAMES));
 const packs = () =>
   fc.uniqueArray(fc.constantFrom(...PACK_NAMES, "no_such_pack"), { maxLength: 5 });
-const access = fc.constantFrom("none", "read_only", "constrained", "full" as const);
+const access = mostly(fc.constantFrom("constrained", "full"), fc.constantFrom("none", "read_only"));
 const approval = fc.constantFrom("never", "per_session", "per_action" as const);
 const profile = fc.constantFrom("permissive", "standard", "strict" as const);
 const root = fc.constantFrom("/work", "/work/a", "/elsewhere", "rel", "../up");
@@ -77,7 +83,7 @@ const typeArb: fc.Arbitrary<AgentType> = fc
   .record({
     name: fc.constantFrom("worker", "memgpt_agent", "a-1"),
     description: fc.string({ maxLength: 10 }),
-    control_flow: fc.constantFrom("iterating", "single_shot" as const),
+    control_flow: mostly(fc.constant("iterating"), fc.constant("single_shot")),
     include_history: fc.boolean(),
     model: fc.option(fc.constantFrom("sim/demo", "openai/gpt-4.1-mini")),
     system_prompt: fc.string({ maxLength: 10 }),
@@ -85,8 +91,8 @@ const typeArb: fc.Arbitrary<AgentType> = fc
     tools: fc.record({
       packs: packs(),
       include: names(),
-      allow: fc.option(names()),
-      deny: names(),
+      allow: allowList,
+      deny: denyList(),
       access,
       approval,
     }),
@@ -98,7 +104,7 @@ const typeArb: fc.Arbitrary<AgentType> = fc
     }),
     limits: fc.record(limits),
     heartbeats: fc.boolean(),
-    isolation: fc.record({ read_only: fc.boolean(), workspace_root: fc.option(root) }),
+    isolation: fc.record({ read_only: flag, workspace_root: fc.option(root) }),
     policy_profile: profile,
     intent_required: fc.boolean(),
   })
@@ -113,15 +119,15 @@ const overridesArb: fc.Arbitrary<AgentOverrides> = partial({
   tools: partial({
     packs: packs(),
     include: names(),
-    allow: fc.option(names()),
-    deny: names(),
+    allow: allowList,
+    deny: denyList(),
     access,
     approval,
   }),
   memory: partial({ archival: fc.boolean(), conversation_search: fc.boolean() }),
   limits: partial(limits),
   heartbeats: fc.boolean(),
-  isolation: partial({ read_only: fc.boolean(), workspace_root: fc.option(root) }),
+  isolation: partial({ read_only: flag, workspace_root: fc.option(root) }),
   policy_profile: profile,
   intent_required: fc.boolean(),
 }).map((overrides) => AgentOverrides.parse(overrides));
@@ -198,6 +204,8 @@ describe("effectiveCapabilities (properties)", () => {
       for (const tool of caps.offered) {
         expect(type.tools.deny).not.toContain(tool.name);
         if (type.tools.allow !== null) expect(type.tools.allow).toContain(tool.name);
+        const own = overrides.tools?.allow;
+        if (own) expect(own).toContain(tool.name);
         expect(allowedRisk[type.tools.access]).toContain(tool.risk);
         expect(allowedRisk[caps.access]).toContain(tool.risk);
       }
