@@ -10,7 +10,7 @@ export {
   createToolCatalogue,
   type ToolCatalogue,
 } from "./tools/catalogue.js";
-export { defineTool, RiskClass, ToolDeclaration } from "./tools/tool-declaration.js";
+export { defineTool, RiskClass, type ToolDeclaration } from "./tools/tool-declaration.js";
 export { AgentType, CoreBlockTemplate } from "./types/agent-type.js";
 export { AgentTypeDraft, defineAgentType } from "./types/agent-type-draft.js";
 export * from "./types/axes.js";

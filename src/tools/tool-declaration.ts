@@ -26,24 +26,31 @@ export const ToolName = z
   .string()
   .regex(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/, "a tool name is 1-64 letters, digits, _ or -");
 
-/** A JSON Schema object describing a tool's arguments, as model providers expect it. */
-export const ParameterSchema = z.object({
-  type: z.literal("object"),
-  properties: z.record(z.string(), z.record(z.string(), z.unknown())),
-  required: z.array(z.string()).default([]),
-});
-export type ParameterSchema = z.infer<typeof ParameterSchema>;
+/** The arguments of a tool: a zod object, from which the model's JSON Schema is derived. */
+export type ToolParameters = z.ZodObject;
 
-export const ToolDeclaration = z.strictObject({
-  name: ToolName,
-  description: z.string().min(1),
-  parameters: ParameterSchema,
-  risk: RiskClass,
-  requires: ToolRequirement.optional(),
-});
-export type ToolDeclaration = z.infer<typeof ToolDeclaration>;
+/** What a tool is, without how it runs: all that capabilities and model requests need. */
+export interface ToolDeclaration<P extends ToolParameters = ToolParameters> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: P;
+  /** `parameters` as JSON Schema, as model providers expect it. */
+  readonly jsonSchema: Record<string, unknown>;
+  readonly risk: RiskClass;
+  readonly requires?: ToolRequirement | undefined;
+}
 
-/** Declares a tool; throws if the declaration is malformed (declarations are code, not input). */
-export function defineTool(declaration: z.input<typeof ToolDeclaration>): ToolDeclaration {
-  return ToolDeclaration.parse(declaration);
+/** Declares a tool; throws if the name is malformed (declarations are code, not input). */
+export function defineTool<P extends ToolParameters>(declaration: {
+  name: string;
+  description: string;
+  parameters: P;
+  risk: RiskClass;
+  requires?: ToolRequirement;
+}): ToolDeclaration<P> {
+  ToolName.parse(declaration.name);
+  const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(declaration.parameters, {
+    io: "input",
+  });
+  return { ...declaration, jsonSchema };
 }

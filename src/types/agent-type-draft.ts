@@ -26,6 +26,7 @@ const draftFields = {
   isolation: Isolation.partial().optional(),
   policy_profile: PolicyProfile.optional(),
   intent_required: z.boolean().optional(),
+  final_answer_at_limit: z.boolean().optional(),
 };
 
 type RawDraft = { control_flow?: ControlFlow | ExecutionMode; include_history?: boolean };

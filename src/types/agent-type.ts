@@ -95,5 +95,7 @@ export const AgentType = z.strictObject({
   policy_profile: PolicyProfile,
   /** Every tool call must carry an `intent` argument saying why it is made. */
   intent_required: z.boolean(),
+  /** At the iteration limit, one more model call without tools gives a final answer. */
+  final_answer_at_limit: z.boolean(),
 });
 export type AgentType = z.infer<typeof AgentType>;

@@ -66,6 +66,7 @@ export const BUILTIN_TYPES: readonly NamedDraft[] = [
     tools: { packs: ["shell"], access: "full" },
     memory: { depth: "session", archival: false, conversation_search: false },
     limits: { max_iterations: 10 },
+    final_answer_at_limit: true,
   }),
   defineAgentType("synthesis", {
     description: "One model call that combines findings into one answer; no tools.",
@@ -123,6 +124,7 @@ export const BUILTIN_TYPES: readonly NamedDraft[] = [
     },
     memory: { depth: "persistent", archival: true, conversation_search: true },
     limits: { max_iterations: 20 },
+    final_answer_at_limit: true,
   }),
   defineAgentType("developer", {
     description: "Preset: reads and writes files, runs commands, asks before every side effect.",

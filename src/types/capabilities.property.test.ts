@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createToolCatalogue, type ToolCatalogue } from "../tools/catalogue.js";
-import type { ToolDeclaration } from "../tools/tool-declaration.js";
+import { defineTool, type ToolDeclaration } from "../tools/tool-declaration.js";
 import { AgentType } from "./agent-type.js";
 import { APPROVAL_ORDER, TOOL_ACCESS_ORDER } from "./axes.js";
 import { checkToolCall, effectiveCapabilities } from "./capabilities.js";
@@ -42,13 +43,15 @@ const toolArb = (name: string): fc.Arbitrary<ToolDeclaration> =>
           ? fc.constant(REAL_TOOLS[name])
           : fc.option(fc.constantFrom(...REQUIREMENTS), { nil: undefined }),
     })
-    .map(({ risk, requires }) => ({
-      name,
-      description: `tool ${name}`,
-      parameters: { type: "object" as const, properties: {}, required: [] },
-      risk,
-      ...(requires === undefined ? {} : { requires }),
-    }));
+    .map(({ risk, requires }) =>
+      defineTool({
+        name,
+        description: `tool ${name}`,
+        parameters: z.object({}),
+        risk,
+        ...(requires === undefined ? {} : { requires }),
+      }),
+    );
 
 const catalogueArb: fc.Arbitrary<CatalogueSpec> = fc
   .uniqueArray(fc.constantFrom(...TOOL_NAMES), { minLength: 4, maxLength: TOOL_NAMES.length })

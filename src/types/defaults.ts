@@ -24,4 +24,5 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
   isolation: { read_only: false, workspace_root: null },
   policy_profile: "standard",
   intent_required: false,
+  final_answer_at_limit: false,
 };

@@ -1,0 +1,20 @@
+import type { AgentMessage, StopReason } from "../records/messages.js";
+import type { Usage } from "../records/session-state.js";
+
+/**
+ * What a running turn reports as it goes; the API puts these on SSE. A `message` event comes
+ * once its step is committed; `delta`s stream before that and share the message's id.
+ */
+export type LoopEvent =
+  | { type: "message"; message: AgentMessage }
+  | {
+      type: "delta";
+      id: string;
+      message_type: "assistant_message" | "reasoning_message" | "tool_call_message";
+      text: string;
+      /** For tool calls: the call's name, once known. */
+      name?: string;
+    }
+  | { type: "stop"; stop_reason: StopReason }
+  | { type: "usage"; usage: Usage }
+  | { type: "error"; message: string; retryable: boolean };

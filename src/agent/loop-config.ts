@@ -1,0 +1,14 @@
+import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
+import type { ToolRule } from "./tool-rules.js";
+
+/** What the loop needs to know about the agent to decide its steps: data only. */
+export interface LoopConfig {
+  readonly capabilities: EffectiveCapabilities;
+  readonly rules: readonly ToolRule[];
+  /** At the iteration limit, make one more call without tools for a final answer. */
+  readonly finalAnswerAtLimit: boolean;
+  /** How long a pending approval waits before it counts as denied. */
+  readonly approvalTimeoutMs: number;
+}
+
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;

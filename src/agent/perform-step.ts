@@ -1,0 +1,174 @@
+import { AssertionError } from "../core/errors.js";
+import type { ModelDelta, ModelResponse } from "../llm/model.js";
+import { ModelError } from "../llm/model-error.js";
+import type { SessionState } from "../records/session-state.js";
+import type { ToolDeclaration } from "../tools/tool-declaration.js";
+import { type Applied, applyModelResponse, applyToolResult, closePending } from "./apply.js";
+import { applyApprovalRequest } from "./approvals.js";
+import type { Step } from "./decide.js";
+import { executeTool } from "./execute-tool.js";
+import { type MessageStamp, stepMessageId } from "./message-factory.js";
+import { buildRequest } from "./prompt.js";
+import type { TurnContext } from "./run-turn.js";
+import { allowedByRules, mustCallTool } from "./tool-rules.js";
+
+const DEFAULT_HISTORY_LIMIT = 200;
+const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/** Does one step's I/O and returns what to commit. Everything it decides, it leaves to apply. */
+export async function performStep(
+  ctx: TurnContext,
+  state: SessionState,
+  step: Exclude<Step, { kind: "finish" }>,
+): Promise<Applied> {
+  const { config } = ctx.agent;
+  const stamp: MessageStamp = {
+    runId: state.run_id,
+    stepId: state.step_id,
+    nowMs: ctx.deps.clock.now(),
+  };
+  switch (step.kind) {
+    case "call_model":
+      return callModel(ctx, state, step.final);
+    case "request_approval":
+      return applyApprovalRequest(state, step.index, stamp, config);
+    case "reject_tool":
+      return applyToolResult(
+        state,
+        step.index,
+        { status: "error", output: step.reason },
+        stamp,
+        config,
+        false,
+      );
+    case "run_tool": {
+      const call = state.pending[step.index];
+      if (!call) throw new Error(`no tool call ${step.index}`);
+      const { result, executed } = await executeTool(
+        call,
+        state,
+        config.capabilities,
+        ctx.deps.tools,
+        {
+          agentId: ctx.agent.id,
+          workspace: ctx.deps.workspace,
+          memory: ctx.memory,
+          clock: ctx.deps.clock,
+          idempotencyKey: `${state.run_id}:${call.tool_call.tool_call_id}`,
+        },
+      );
+      return applyToolResult(state, step.index, result, stamp, config, executed);
+    }
+  }
+}
+
+/** The declarations of the tools this model call may offer: capabilities, then tool rules. */
+function toolsForCall(ctx: TurnContext, state: SessionState, final: boolean): ToolDeclaration[] {
+  if (final) return [];
+  const offered = ctx.agent.config.capabilities.offered.map((grant) => grant.name);
+  const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
+  return allowedByRules(ctx.agent.config.rules, offered, ruleState).flatMap((name) => {
+    const tool = ctx.deps.tools.get(name);
+    return tool ? [tool.declaration] : [];
+  });
+}
+
+async function callModel(ctx: TurnContext, state: SessionState, final: boolean): Promise<Applied> {
+  const { deps, agent } = ctx;
+  const stepId = deps.ids.next("step");
+  const withStep = { ...state, step_id: stepId };
+  const stamp = { runId: state.run_id, stepId, nowMs: deps.clock.now() };
+  const tools = toolsForCall(ctx, state, final);
+  const caps = agent.config.capabilities;
+  const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
+  const forced = caps.reply_via === "send_message" || mustCallTool(agent.config.rules, ruleState);
+  const history = caps.include_history
+    ? await deps.store.recentMessages(agent.id, deps.historyLimit ?? DEFAULT_HISTORY_LIMIT)
+    : await currentTurnOnly(ctx, state);
+  const built = buildRequest({
+    systemPrompt: agent.systemPrompt,
+    blocks: ctx.memory.blocks(),
+    capabilities: caps,
+    history,
+    tools,
+    toolChoice: forced ? "required" : "auto",
+    contextWindow: deps.model.contextWindow,
+    maxOutputTokens: deps.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+  });
+  if (!built.ok)
+    return closePending(
+      { state: withStep, messages: [] },
+      "context_window_overflow_in_system_prompt",
+      stamp,
+    );
+  let response: ModelResponse;
+  try {
+    const request = deps.signal ? { ...built.request, signal: deps.signal } : built.request;
+    response = await deps.model.generate(request, streamDeltas(ctx, stepId));
+  } catch (error) {
+    return modelFailed(ctx, withStep, error, stamp);
+  }
+  const offered = tools.map((tool) => tool.name);
+  return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
+}
+
+/** Without history the model sees only this turn: from its first message on. */
+async function currentTurnOnly(ctx: TurnContext, state: SessionState) {
+  const recent = await ctx.deps.store.recentMessages(
+    ctx.agent.id,
+    ctx.deps.historyLimit ?? DEFAULT_HISTORY_LIMIT,
+  );
+  return recent.filter((message) => message.run_id === state.run_id);
+}
+
+function streamDeltas(ctx: TurnContext, stepId: string): ((delta: ModelDelta) => void) | undefined {
+  const emit = ctx.deps.onEvent;
+  if (!emit) return undefined;
+  const replyVia = ctx.agent.config.capabilities.reply_via;
+  return (delta) => {
+    if (delta.type === "tool_call") {
+      emit({
+        type: "delta",
+        id: stepMessageId(stepId, `c${delta.index}`),
+        message_type: "tool_call_message",
+        text: delta.argumentsDelta,
+        ...(delta.name ? { name: delta.name } : {}),
+      });
+    } else if (delta.type === "reasoning" || replyVia === "send_message") {
+      // A memgpt agent's text is its inner voice; its reply comes through send_message.
+      const slot = delta.type === "reasoning" ? "r" : "t";
+      emit({
+        type: "delta",
+        id: stepMessageId(stepId, slot),
+        message_type: "reasoning_message",
+        text: delta.text,
+      });
+    } else {
+      emit({
+        type: "delta",
+        id: stepMessageId(stepId, "a"),
+        message_type: "assistant_message",
+        text: delta.text,
+      });
+    }
+  };
+}
+
+function modelFailed(
+  ctx: TurnContext,
+  state: SessionState,
+  error: unknown,
+  stamp: MessageStamp & { stepId: string },
+): Applied {
+  // A broken invariant is a bug to surface, never a model failure to report.
+  if (error instanceof AssertionError || !(error instanceof Error)) throw error;
+  const cancelled = ctx.deps.signal?.aborted === true;
+  const retryable = error instanceof ModelError && error.retryable;
+  if (!cancelled) ctx.deps.onEvent?.({ type: "error", message: error.message, retryable });
+  const reason = cancelled
+    ? "cancelled"
+    : error instanceof ModelError && error.kind === "invalid_response"
+      ? "invalid_llm_response"
+      : "llm_api_error";
+  return closePending({ state, messages: [] }, reason, stamp);
+}

@@ -1,0 +1,199 @@
+import type { Clock } from "../core/clock.js";
+import type { IdSource } from "../core/ids.js";
+import type { ModelAdapter } from "../llm/model.js";
+import { StagedMemory } from "../memory/staged-memory.js";
+import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
+import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
+import type { TurnStore } from "../storage/turn-store.js";
+import type { ToolImplementation, Workspace } from "../tools/tool.js";
+import { type Applied, closePending } from "./apply.js";
+import { applyApprovalDecisions, expireApprovals } from "./approvals.js";
+import { nextStep } from "./decide.js";
+import type { LoopEvent } from "./events.js";
+import type { LoopConfig } from "./loop-config.js";
+import { type MessageStamp, stampMessage } from "./message-factory.js";
+import { performStep } from "./perform-step.js";
+
+/** The agent as one turn needs it. */
+export interface TurnAgent {
+  readonly id: string;
+  readonly systemPrompt: string;
+  readonly config: LoopConfig;
+}
+
+/** Everything a turn does I/O through. Tests and simulations pass their own. */
+export interface LoopDeps {
+  readonly model: ModelAdapter;
+  readonly tools: ReadonlyMap<string, ToolImplementation>;
+  readonly store: TurnStore;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly workspace: Workspace;
+  readonly onEvent?: (event: LoopEvent) => void;
+  /** Aborting it cancels the turn at the next step boundary, or the model call in flight. */
+  readonly signal?: AbortSignal;
+  /** How many stored messages a model call may see at most, before the context window trims. */
+  readonly historyLimit?: number;
+  readonly maxOutputTokens?: number;
+}
+
+export interface TurnResult {
+  state: SessionState;
+  /** The messages this call produced, in order. */
+  messages: AgentMessage[];
+  stopReason: StopReason;
+  usage: Usage;
+}
+
+/** What a running turn holds besides its checkpoint. */
+export interface TurnContext {
+  readonly agent: TurnAgent;
+  readonly deps: LoopDeps;
+  readonly memory: StagedMemory;
+  readonly produced: AgentMessage[];
+}
+
+/** Starts a turn with a user message and runs it until it stops. */
+export async function sendUserMessage(
+  agent: TurnAgent,
+  state: SessionState,
+  input: { content: string; otid?: string | null },
+  deps: LoopDeps,
+): Promise<TurnResult> {
+  const ctx = await openTurn(agent, deps);
+  const runId = deps.ids.next("run");
+  const started = beginTurnState(state, runId);
+  const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
+  const user = stampMessage(
+    stamp,
+    deps.ids.next("message"),
+    { message_type: "user_message", content: input.content },
+    input.otid ?? null,
+  );
+  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [user] }));
+}
+
+/** Applies a human's approval decisions to a waiting session and runs the turn on. */
+export async function submitApprovals(
+  agent: TurnAgent,
+  state: SessionState,
+  decisions: readonly ApprovalDecision[],
+  deps: LoopDeps,
+): Promise<TurnResult> {
+  const ctx = await openTurn(agent, deps);
+  const stamp: MessageStamp = {
+    runId: state.run_id,
+    stepId: state.step_id,
+    nowMs: deps.clock.now(),
+  };
+  const applied = applyApprovalDecisions(state, decisions, stamp, agent.config);
+  return runUntilStop(ctx, await commit(ctx, applied));
+}
+
+/**
+ * Carries a session on from its checkpoint: a running turn resumes at its next step (after a
+ * crash, say); an approval that expired is denied and the turn runs on.
+ */
+export async function resumeSession(
+  agent: TurnAgent,
+  state: SessionState,
+  deps: LoopDeps,
+): Promise<TurnResult> {
+  if (state.phase === "awaiting_approval") {
+    const expired = expireApprovals(state, deps.clock.now());
+    if (expired.length > 0) return submitApprovals(agent, state, expired, deps);
+  }
+  const ctx = await openTurn(agent, deps);
+  if (state.phase !== "running") return result(ctx, state);
+  return runUntilStop(ctx, state);
+}
+
+/** Wakes a paused memgpt-style agent: a heartbeat starts a new turn. */
+export async function wakeFromPause(
+  agent: TurnAgent,
+  state: SessionState,
+  deps: LoopDeps,
+): Promise<TurnResult> {
+  const ctx = await openTurn(agent, deps);
+  const runId = deps.ids.next("run");
+  const started = beginTurnState(state, runId);
+  const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
+  const heartbeat = stampMessage(stamp, deps.ids.next("message"), {
+    message_type: "system_message",
+    content: "Heartbeat: your pause is over. Continue if there is anything to do.",
+  });
+  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [heartbeat] }));
+}
+
+async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> {
+  const blocks = await deps.store.loadBlocks(agent.id);
+  const search = {
+    searchPassages: (query: string, options: { tags?: readonly string[]; topK: number }) =>
+      deps.store.searchPassages(agent.id, query, options),
+    searchMessages: (query: string, options: { roles?: readonly string[]; limit: number }) =>
+      deps.store.searchMessages(agent.id, query, options),
+  };
+  return {
+    agent,
+    deps,
+    memory: new StagedMemory(blocks, search, deps.ids, deps.clock),
+    produced: [],
+  };
+}
+
+async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<TurnResult> {
+  let state = initial;
+  for (;;) {
+    if (ctx.deps.signal?.aborted) {
+      const stamp = { runId: state.run_id, stepId: state.step_id, nowMs: ctx.deps.clock.now() };
+      state = await commit(ctx, closePending({ state, messages: [] }, "cancelled", stamp));
+    }
+    const step = nextStep(state, ctx.agent.config);
+    if (step.kind === "finish") return finish(ctx, state, step.stopReason);
+    state = await commit(ctx, await performStep(ctx, state, step));
+  }
+}
+
+/** Commits a step with the memory it changed, then reports its messages. */
+async function commit(ctx: TurnContext, applied: Applied): Promise<SessionState> {
+  await ctx.deps.store.commit({
+    agentId: ctx.agent.id,
+    state: applied.state,
+    messages: applied.messages,
+    memory: ctx.memory.drain(),
+  });
+  for (const message of applied.messages) {
+    ctx.produced.push(message);
+    ctx.deps.onEvent?.({ type: "message", message });
+  }
+  return applied.state;
+}
+
+async function finish(
+  ctx: TurnContext,
+  state: SessionState,
+  stopReason: StopReason,
+): Promise<TurnResult> {
+  const phase: SessionState["phase"] =
+    stopReason === "requires_approval"
+      ? "awaiting_approval"
+      : state.pause_until_ms !== null
+        ? "paused"
+        : "idle";
+  const ended = await commit(ctx, {
+    state: { ...state, phase, stop_reason: stopReason },
+    messages: [],
+  });
+  ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });
+  ctx.deps.onEvent?.({ type: "usage", usage: ended.usage });
+  return result(ctx, ended);
+}
+
+function result(ctx: TurnContext, state: SessionState): TurnResult {
+  return {
+    state,
+    messages: ctx.produced,
+    stopReason: state.stop_reason ?? "end_turn",
+    usage: state.usage,
+  };
+}

@@ -1,0 +1,29 @@
+import type { ToolCatalogue } from "../tools/catalogue.js";
+import type { AgentType } from "../types/agent-type.js";
+import { effectiveCapabilities } from "../types/capabilities.js";
+import type { AgentOverrides } from "../types/overrides.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "./loop-config.js";
+import type { TurnAgent } from "./run-turn.js";
+import type { ToolRule } from "./tool-rules.js";
+
+/** The agent a turn runs: its type and overrides resolved into prompt and loop configuration. */
+export function createTurnAgent(options: {
+  id: string;
+  type: AgentType;
+  overrides?: AgentOverrides;
+  rules?: readonly ToolRule[];
+  catalogue: ToolCatalogue;
+  approvalTimeoutMs?: number;
+}): TurnAgent {
+  const overrides = options.overrides ?? {};
+  return {
+    id: options.id,
+    systemPrompt: overrides.system_prompt ?? options.type.system_prompt,
+    config: {
+      capabilities: effectiveCapabilities(options.type, overrides, options.catalogue),
+      rules: options.rules ?? [],
+      finalAnswerAtLimit: options.type.final_answer_at_limit,
+      approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    },
+  };
+}

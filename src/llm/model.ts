@@ -1,0 +1,69 @@
+/**
+ * The boundary between the agent loop and any language model. Adapters (AI SDK providers, the
+ * `sim` model) implement `ModelAdapter`; the loop knows nothing else about models.
+ */
+
+/** A tool as offered to a model: its name, what it does, and its arguments as JSON Schema. */
+export interface ModelToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** A tool call the model made. `arguments` is the raw JSON text, exactly as the model sent it. */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The conversation as a model sees it. The system prompt travels separately. */
+export type ModelMessage =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls: ModelToolCall[] }
+  | { role: "tool"; toolCallId: string; toolName: string; content: string };
+
+export interface ModelRequest {
+  system: string;
+  messages: ModelMessage[];
+  /** The tools offered; empty means the model may not call any. */
+  tools: ModelToolSpec[];
+  maxOutputTokens?: number;
+  /** `required` forces a tool call (memgpt agents must reply through send_message). */
+  toolChoice?: "auto" | "required" | "none";
+  signal?: AbortSignal;
+}
+
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+
+export interface ModelResponse {
+  text: string;
+  /** The model's visible reasoning, if the provider returns it; else "". */
+  reasoning: string;
+  toolCalls: ModelToolCall[];
+  usage: ModelUsage;
+  finishReason: FinishReason;
+}
+
+/** A piece of a response as it streams. Tool-call deltas of one call share `index`. */
+export type ModelDelta =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | { type: "tool_call"; index: number; id?: string; name?: string; argumentsDelta: string };
+
+export interface ModelAdapter {
+  /** The handle it serves, `provider/model`. */
+  readonly handle: string;
+  /** How many tokens a request (prompt + output) may hold. */
+  readonly contextWindow: number;
+  /**
+   * Produces one response. With `onDelta`, streams pieces as they arrive (where the provider
+   * supports it) and still resolves with the whole response. Throws `ModelError`.
+   */
+  generate(request: ModelRequest, onDelta?: (delta: ModelDelta) => void): Promise<ModelResponse>;
+}

@@ -1,0 +1,74 @@
+import type { Clock } from "../core/clock.js";
+import type { IdSource } from "../core/ids.js";
+import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/memory-records.js";
+import type { AgentMemory } from "./agent-memory.js";
+
+/** Where committed memory is searched. A store implements it. */
+export interface MemorySearch {
+  searchPassages(
+    query: string,
+    options: { tags?: readonly string[]; topK: number },
+  ): Promise<Passage[]>;
+  searchMessages(
+    query: string,
+    options: { roles?: readonly string[]; limit: number },
+  ): Promise<MessageHit[]>;
+}
+
+/**
+ * An agent's memory during a turn: reads see staged edits; `drain` hands the edits to the
+ * runner's commit and makes them the new base.
+ */
+export class StagedMemory implements AgentMemory {
+  readonly #blocks: Map<string, CoreBlock>;
+  readonly #changed = new Set<string>();
+  #passages: Passage[] = [];
+
+  constructor(
+    blocks: readonly CoreBlock[],
+    private readonly search: MemorySearch,
+    private readonly ids: IdSource,
+    private readonly clock: Clock,
+  ) {
+    this.#blocks = new Map(blocks.map((block) => [block.label, { ...block }]));
+  }
+
+  blocks(): readonly CoreBlock[] {
+    return [...this.#blocks.values()];
+  }
+
+  setBlockValue(label: string, value: string): void {
+    const block = this.#blocks.get(label);
+    if (!block) throw new Error(`no block '${label}'`);
+    this.#blocks.set(label, { ...block, value });
+    this.#changed.add(label);
+  }
+
+  async insertPassage(text: string, tags: readonly string[]): Promise<Passage> {
+    const passage = {
+      id: this.ids.next("passage"),
+      text,
+      tags: [...tags],
+      createdAtMs: this.clock.now(),
+    };
+    this.#passages.push(passage);
+    return passage;
+  }
+
+  searchPassages(query: string, options: { tags?: readonly string[]; topK: number }) {
+    return this.search.searchPassages(query, options);
+  }
+
+  searchMessages(query: string, options: { roles?: readonly string[]; limit: number }) {
+    return this.search.searchMessages(query, options);
+  }
+
+  /** The edits since the last drain. */
+  drain(): MemoryChanges {
+    const blocks = [...this.#changed].flatMap((label) => this.#blocks.get(label) ?? []);
+    const changes = { blocks, passages: this.#passages };
+    this.#changed.clear();
+    this.#passages = [];
+    return changes;
+  }
+}

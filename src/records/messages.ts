@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/** Why a turn stopped, in Letta's words. */
+export const StopReason = z.enum([
+  "end_turn",
+  "error",
+  "llm_api_error",
+  "invalid_llm_response",
+  "invalid_tool_call",
+  "max_steps",
+  "max_tokens_exceeded",
+  "no_tool_call",
+  "tool_rule",
+  "cancelled",
+  "requires_approval",
+  "context_window_overflow_in_system_prompt",
+]);
+export type StopReason = z.infer<typeof StopReason>;
+
+export const ToolCall = z.object({
+  name: z.string(),
+  /** The arguments as JSON text, exactly as the model produced them. */
+  arguments: z.string(),
+  tool_call_id: z.string(),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+const base = {
+  id: z.string(),
+  /** ISO time the message was made. */
+  date: z.string(),
+  run_id: z.string().nullable(),
+  step_id: z.string().nullable(),
+  otid: z.string().nullable(),
+};
+
+export const ApprovalDecision = z.object({
+  tool_call_id: z.string(),
+  approve: z.boolean(),
+  reason: z.string().nullable(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
+
+/** One message of an agent's history, with Letta's message types and field names. */
+export const AgentMessage = z.discriminatedUnion("message_type", [
+  z.object({ ...base, message_type: z.literal("system_message"), content: z.string() }),
+  z.object({ ...base, message_type: z.literal("user_message"), content: z.string() }),
+  z.object({ ...base, message_type: z.literal("assistant_message"), content: z.string() }),
+  z.object({ ...base, message_type: z.literal("reasoning_message"), reasoning: z.string() }),
+  z.object({ ...base, message_type: z.literal("tool_call_message"), tool_call: ToolCall }),
+  z.object({
+    ...base,
+    message_type: z.literal("tool_return_message"),
+    name: z.string(),
+    tool_call_id: z.string(),
+    tool_return: z.string(),
+    status: z.enum(["success", "error"]),
+  }),
+  z.object({ ...base, message_type: z.literal("approval_request_message"), tool_call: ToolCall }),
+  z.object({
+    ...base,
+    message_type: z.literal("approval_response_message"),
+    approvals: z.array(ApprovalDecision),
+  }),
+]);
+export type AgentMessage = z.infer<typeof AgentMessage>;
+export type MessageType = AgentMessage["message_type"];
+export type MessageOf<T extends MessageType> = Extract<AgentMessage, { message_type: T }>;

@@ -1,0 +1,96 @@
+import { z } from "zod";
+import { StopReason, ToolCall } from "./messages.js";
+
+/**
+ * The checkpoint of an agent's session: everything the loop needs to decide its next step
+ * after a crash. Committed after every step with that step's messages.
+ *
+ * Versions: 1 — first version. Readable versions: [1].
+ */
+export const SESSION_STATE_VERSION = 1;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1];
+
+export const PendingCall = z.object({
+  tool_call: ToolCall,
+  /**
+   * pending → (awaiting_approval → approved | denied) → done. A call is `done` once its tool
+   * return is committed, so a resumed session never runs it again.
+   */
+  status: z.enum(["pending", "awaiting_approval", "approved", "denied", "done"]),
+  request_heartbeat: z.boolean(),
+  denial_reason: z.string().nullable(),
+  approval_expires_at_ms: z.number().nullable(),
+  /** How the call ended, once done: what continuation after the tools depends on. */
+  outcome: z.enum(["success", "error", "reply", "pause"]).nullable(),
+});
+export type PendingCall = z.infer<typeof PendingCall>;
+
+export const Usage = z.object({
+  prompt_tokens: z.int().min(0),
+  completion_tokens: z.int().min(0),
+  step_count: z.int().min(0),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const SessionState = z.object({
+  version: z.literal(SESSION_STATE_VERSION),
+  session_id: z.string(),
+  /** idle: between turns · running: a turn is in progress · awaiting_approval · paused. */
+  phase: z.enum(["idle", "running", "awaiting_approval", "paused"]),
+  run_id: z.string().nullable(),
+  /** The step of the last model call; its tool returns belong to it. */
+  step_id: z.string().nullable(),
+  /** Model calls made this turn. */
+  iteration: z.int().min(0),
+  /** Tool calls executed this turn, and per tool (for max_count_per_step). */
+  tool_calls: z.int().min(0),
+  counts: z.record(z.string(), z.int()),
+  last_tool: z.string().nullable(),
+  /** The tool calls of the last model response, in order. */
+  pending: z.array(PendingCall),
+  /** The tools the last model call was offered: calls are checked against these. */
+  offered: z.array(z.string()),
+  /** After the pending calls: call the model again, or end the turn with this reason. */
+  after_tools: z.union([z.literal("continue"), StopReason]).nullable(),
+  /** The final tool-less call at the iteration limit has been made. */
+  forced_final: z.boolean(),
+  pause_until_ms: z.number().nullable(),
+  stop_reason: StopReason.nullable(),
+  /** Tools approved for the rest of the session (per_session approval). */
+  approved_tools: z.array(z.string()),
+  usage: Usage,
+});
+export type SessionState = z.infer<typeof SessionState>;
+
+/** A new session, idle. */
+export function newSessionState(sessionId: string): SessionState {
+  return {
+    version: SESSION_STATE_VERSION,
+    session_id: sessionId,
+    phase: "idle",
+    run_id: null,
+    step_id: null,
+    iteration: 0,
+    tool_calls: 0,
+    counts: {},
+    last_tool: null,
+    pending: [],
+    offered: [],
+    after_tools: null,
+    forced_final: false,
+    pause_until_ms: null,
+    stop_reason: null,
+    approved_tools: [],
+    usage: { prompt_tokens: 0, completion_tokens: 0, step_count: 0 },
+  };
+}
+
+/** The state at the start of a turn: counters reset, session-wide approvals kept. */
+export function beginTurnState(state: SessionState, runId: string): SessionState {
+  return {
+    ...newSessionState(state.session_id),
+    phase: "running",
+    run_id: runId,
+    approved_tools: state.approved_tools,
+  };
+}

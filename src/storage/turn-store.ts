@@ -1,0 +1,34 @@
+import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/memory-records.js";
+import type { AgentMessage } from "../records/messages.js";
+import type { SessionState } from "../records/session-state.js";
+
+/** Everything one step of the loop changed: committed together, or not at all. */
+export interface StepCommit {
+  agentId: string;
+  state: SessionState;
+  messages: AgentMessage[];
+  memory: MemoryChanges;
+}
+
+/**
+ * What the agent loop needs from storage during a turn. History reads are bounded: a turn
+ * needs the context window, not all history, so its cost does not grow with the conversation.
+ */
+export interface TurnStore {
+  /** The agent's core blocks as last committed. */
+  loadBlocks(agentId: string): Promise<CoreBlock[]>;
+  /** The newest `limit` messages of the agent, oldest first. */
+  recentMessages(agentId: string, limit: number): Promise<AgentMessage[]>;
+  searchMessages(
+    agentId: string,
+    query: string,
+    options: { roles?: readonly string[]; limit: number },
+  ): Promise<MessageHit[]>;
+  searchPassages(
+    agentId: string,
+    query: string,
+    options: { tags?: readonly string[]; topK: number },
+  ): Promise<Passage[]>;
+  /** Commits a step atomically: messages, memory changes and the session checkpoint. */
+  commit(step: StepCommit): Promise<void>;
+}

@@ -1,0 +1,89 @@
+import type { LoopEvent } from "../../src/agent/events.js";
+import type { LoopDeps, TurnAgent } from "../../src/agent/run-turn.js";
+import type { ToolRule } from "../../src/agent/tool-rules.js";
+import { createTurnAgent } from "../../src/agent/turn-agent.js";
+import { builtinConfig } from "../../src/config/config-file.js";
+import { sequentialIds } from "../../src/core/ids.js";
+import { ManualClock } from "../../src/core/manual-clock.js";
+import type { ModelAdapter } from "../../src/llm/model.js";
+import type { AgentMessage } from "../../src/records/messages.js";
+import { newSessionState } from "../../src/records/session-state.js";
+import { InMemoryTurnStore } from "../../src/storage/in-memory-turn-store.js";
+import { builtinToolImplementations } from "../../src/tools/registry.js";
+import type { ToolImplementation } from "../../src/tools/tool.js";
+import type { AgentOverrides } from "../../src/types/overrides.js";
+
+/** One agent of a built-in type on an in-memory store, a manual clock and sequential ids. */
+export function loopKit(options: {
+  type: string;
+  model: ModelAdapter;
+  overrides?: AgentOverrides;
+  rules?: ToolRule[];
+  tools?: ToolImplementation[];
+  workspaceRoot?: string;
+}) {
+  const { registry, catalogue } = builtinConfig();
+  const type = registry.get(options.type);
+  if (!type) throw new Error(`no type ${options.type}`);
+  const store = new InMemoryTurnStore();
+  const agent: TurnAgent = createTurnAgent({
+    id: "agent-1",
+    type,
+    catalogue,
+    ...(options.overrides ? { overrides: options.overrides } : {}),
+    ...(options.rules ? { rules: options.rules } : {}),
+  });
+  store.putBlocks(
+    agent.id,
+    type.memory.blocks.map((block, i) => ({
+      id: `block-${i}`,
+      label: block.label,
+      description: block.description,
+      value: block.value,
+      limit: block.limit,
+      readOnly: block.read_only,
+    })),
+  );
+  const tools = builtinToolImplementations();
+  for (const tool of options.tools ?? []) tools.set(tool.declaration.name, tool);
+  const events: LoopEvent[] = [];
+  const clock = new ManualClock();
+  const deps: LoopDeps = {
+    model: options.model,
+    tools,
+    store,
+    clock,
+    ids: sequentialIds(),
+    workspace: { root: options.workspaceRoot ?? null, readOnly: type.isolation.read_only },
+    onEvent: (event) => events.push(event),
+  };
+  return {
+    agent,
+    store,
+    deps,
+    clock,
+    events,
+    session: () => store.session(agent.id) ?? newSessionState("session-1"),
+  };
+}
+
+/** A transcript line per message: what a reader checks a conversation by. */
+export function transcript(messages: readonly AgentMessage[]): string[] {
+  return messages.map((m) => {
+    switch (m.message_type) {
+      case "user_message":
+      case "assistant_message":
+      case "system_message":
+        return `${m.message_type}: ${m.content}`;
+      case "reasoning_message":
+        return `reasoning_message: ${m.reasoning}`;
+      case "tool_call_message":
+      case "approval_request_message":
+        return `${m.message_type}: ${m.tool_call.name} ${m.tool_call.arguments}`;
+      case "tool_return_message":
+        return `tool_return_message: ${m.name} ${m.status}: ${m.tool_return}`;
+      case "approval_response_message":
+        return `approval_response_message: ${m.approvals.map((a) => `${a.approve ? "approve" : "deny"}`).join(",")}`;
+    }
+  });
+}
