@@ -2,7 +2,7 @@ import type { LoopEvent } from "../../src/agent/events.js";
 import type { LoopDeps, TurnAgent } from "../../src/agent/run-turn.js";
 import type { ToolRule } from "../../src/agent/tool-rules.js";
 import { createTurnAgent } from "../../src/agent/turn-agent.js";
-import { builtinConfig } from "../../src/config/config-file.js";
+import { builtinConfig, checkConfig } from "../../src/config/config-file.js";
 import { sequentialIds } from "../../src/core/ids.js";
 import { ManualClock } from "../../src/core/manual-clock.js";
 import type { ModelAdapter } from "../../src/llm/model.js";
@@ -21,8 +21,15 @@ export function loopKit(options: {
   rules?: ToolRule[];
   tools?: ToolImplementation[];
   workspaceRoot?: string;
+  /** A config document whose types join the built-ins. */
+  config?: unknown;
 }) {
-  const { registry, catalogue } = builtinConfig();
+  const checked =
+    options.config === undefined
+      ? { ok: true as const, config: builtinConfig() }
+      : checkConfig(options.config);
+  if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
+  const { registry, catalogue } = checked.config;
   const type = registry.get(options.type);
   if (!type) throw new Error(`no type ${options.type}`);
   const store = new InMemoryTurnStore();
