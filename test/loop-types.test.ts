@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sendUserMessage } from "../src/agent/run-turn.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
+import { InMemoryTurnStore } from "../src/storage/in-memory-turn-store.js";
 import { loopKit, transcript } from "./support/loop-kit.js";
 
 describe("built-in types complete scripted conversations on the sim model", () => {
@@ -104,5 +105,44 @@ describe("built-in types complete scripted conversations on the sim model", () =
       "user_message: and decimals",
       "assistant_message: You said: and decimals",
     ]);
+  });
+
+  it("keeps agents of different types apart on one store", async () => {
+    const store = new InMemoryTurnStore();
+    const memgpt = loopKit({
+      type: "memgpt_agent",
+      model: createSimModel(),
+      store,
+      agentId: "agent-a",
+    });
+    const letta = loopKit({
+      type: "letta_v1_agent",
+      model: createSimModel(),
+      store,
+      agentId: "agent-b",
+    });
+    const a = sendUserMessage(
+      memgpt.agent,
+      memgpt.session(),
+      { content: "My name is Ada" },
+      memgpt.deps,
+    );
+    const b = sendUserMessage(letta.agent, letta.session(), { content: "I like tea" }, letta.deps);
+    await Promise.all([a, b]);
+    const human = async (id: string) =>
+      (await store.loadBlocks(id)).find((x) => x.label === "human")?.value;
+    expect(await human("agent-a")).toBe("My name is Ada");
+    expect(await human("agent-b")).toBe("I like tea");
+    expect(store.allMessages("agent-a").every((m) => !JSON.stringify(m).includes("tea"))).toBe(
+      true,
+    );
+    expect(
+      store
+        .allMessages("agent-b")
+        .some(
+          (m) =>
+            m.message_type === "tool_call_message" && m.tool_call.name === "core_memory_append",
+        ),
+    ).toBe(false);
   });
 });

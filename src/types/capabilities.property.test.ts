@@ -110,6 +110,7 @@ const typeArb: fc.Arbitrary<AgentType> = fc
     isolation: fc.record({ read_only: flag, workspace_root: fc.option(root) }),
     policy_profile: profile,
     intent_required: fc.boolean(),
+    final_answer_at_limit: fc.boolean(),
   })
   .map((type) => AgentType.parse(type));
 

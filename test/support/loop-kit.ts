@@ -23,6 +23,9 @@ export function loopKit(options: {
   workspaceRoot?: string;
   /** A config document whose types join the built-ins. */
   config?: unknown;
+  /** Share a store between kits to run several agents side by side. */
+  store?: InMemoryTurnStore;
+  agentId?: string;
 }) {
   const checked =
     options.config === undefined
@@ -32,9 +35,9 @@ export function loopKit(options: {
   const { registry, catalogue } = checked.config;
   const type = registry.get(options.type);
   if (!type) throw new Error(`no type ${options.type}`);
-  const store = new InMemoryTurnStore();
+  const store = options.store ?? new InMemoryTurnStore();
   const agent: TurnAgent = createTurnAgent({
-    id: "agent-1",
+    id: options.agentId ?? "agent-1",
     type,
     catalogue,
     ...(options.overrides ? { overrides: options.overrides } : {}),
