@@ -1,4 +1,5 @@
 import type { Clock } from "../../core/clock.js";
+import { seededRandom } from "../../core/random.js";
 import type { ModelAdapter, ModelDelta, ModelRequest, ModelResponse } from "../model.js";
 import { ModelError, type ModelErrorKind } from "../model-error.js";
 import { demoReply } from "./demo-script.js";
@@ -21,6 +22,8 @@ export interface SimModelOptions {
   contextWindow?: number;
   /** Fails chosen calls: the fault plans of a simulation hook in here. */
   fault?: (call: number) => ModelErrorKind | undefined;
+  /** Fails calls at random, from a seed: each call fails with `rate`, with one of `kinds`. */
+  randomFaults?: { seed: number; rate: number; kinds: readonly ModelErrorKind[] };
   /** With a clock, each call takes this long in simulated time. */
   latency?: { clock: Clock; ms: number };
 }
@@ -38,6 +41,7 @@ export interface SimModel extends ModelAdapter {
 export function createSimModel(options: SimModelOptions = {}): SimModel {
   const requests: ModelRequest[] = [];
   const script = toScript(options.script);
+  const fault = options.fault ?? seededFaults(options.randomFaults);
   return {
     handle: options.handle ?? "sim/demo",
     contextWindow: options.contextWindow ?? 128_000,
@@ -47,17 +51,28 @@ export function createSimModel(options: SimModelOptions = {}): SimModel {
       requests.push(request);
       if (options.latency) await options.latency.clock.sleep(options.latency.ms, request.signal);
       if (request.signal?.aborted) throw new ModelError("timeout", "the request was aborted");
-      const fault = options.fault?.(call);
-      if (fault)
+      const kind = fault?.(call);
+      if (kind) {
         throw new ModelError(
-          fault,
-          `sim: injected ${fault}`,
-          fault === "rate_limit" ? 1000 : undefined,
+          kind,
+          `sim: injected ${kind}`,
+          kind === "rate_limit" ? 1000 : undefined,
         );
+      }
       const reply = script(request, call);
       if (reply instanceof ModelError) throw reply;
       return respond(request, reply, call, onDelta);
     },
+  };
+}
+
+function seededFaults(plan: SimModelOptions["randomFaults"]): SimModelOptions["fault"] {
+  if (!plan || plan.kinds.length === 0) return undefined;
+  const random = seededRandom(plan.seed);
+  return () => {
+    const roll = random.next();
+    if (roll >= plan.rate) return undefined;
+    return plan.kinds[Math.floor((roll / plan.rate) * plan.kinds.length)];
   };
 }
 
