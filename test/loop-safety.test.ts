@@ -114,7 +114,7 @@ describe("the loop refuses what an agent may not do, with an error the model see
 
   it("answers malformed arguments with an error instead of running the tool", async () => {
     const model = createSimModel({
-      script: (request, call) =>
+      script: (_request, call) =>
         call === 0
           ? { toolCalls: [{ name: "memory_insert", args: { label: 7 } }] }
           : { text: "fixed" },

@@ -79,21 +79,23 @@ export function loopKit(options: {
 
 /** A transcript line per message: what a reader checks a conversation by. */
 export function transcript(messages: readonly AgentMessage[]): string[] {
-  return messages.map((m) => {
-    switch (m.message_type) {
-      case "user_message":
-      case "assistant_message":
-      case "system_message":
-        return `${m.message_type}: ${m.content}`;
-      case "reasoning_message":
-        return `reasoning_message: ${m.reasoning}`;
-      case "tool_call_message":
-      case "approval_request_message":
-        return `${m.message_type}: ${m.tool_call.name} ${m.tool_call.arguments}`;
-      case "tool_return_message":
-        return `tool_return_message: ${m.name} ${m.status}: ${m.tool_return}`;
-      case "approval_response_message":
-        return `approval_response_message: ${m.approvals.map((a) => `${a.approve ? "approve" : "deny"}`).join(",")}`;
-    }
-  });
+  return messages.map(transcriptLine);
+}
+
+function transcriptLine(m: AgentMessage): string {
+  switch (m.message_type) {
+    case "user_message":
+    case "assistant_message":
+    case "system_message":
+      return `${m.message_type}: ${m.content}`;
+    case "reasoning_message":
+      return `reasoning_message: ${m.reasoning}`;
+    case "tool_call_message":
+    case "approval_request_message":
+      return `${m.message_type}: ${m.tool_call.name} ${m.tool_call.arguments}`;
+    case "tool_return_message":
+      return `tool_return_message: ${m.name} ${m.status}: ${m.tool_return}`;
+    case "approval_response_message":
+      return `approval_response_message: ${m.approvals.map((a) => `${a.approve ? "approve" : "deny"}`).join(",")}`;
+  }
 }

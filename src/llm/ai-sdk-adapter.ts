@@ -1,0 +1,229 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogle } from "@ai-sdk/google";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import {
+  isStepCount,
+  type JSONSchema7,
+  jsonSchema,
+  type LanguageModel,
+  type ModelMessage as SdkMessage,
+  streamText,
+  ToolChoiceViolationError,
+  type ToolResultPart,
+  type ToolSet,
+} from "ai";
+import { type Clock, systemClock } from "../core/clock.js";
+import { ValidationError } from "../core/errors.js";
+import { toModelError } from "./ai-sdk-errors.js";
+import { ResponseBuilder } from "./ai-sdk-response.js";
+import { formatModelHandle, type ModelHandle, parseModelHandle } from "./handle.js";
+import type {
+  ModelAdapter,
+  ModelDelta,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelToolSpec,
+} from "./model.js";
+import { ModelError } from "./model-error.js";
+import {
+  checkProviderReady,
+  type ProviderSettings,
+  resolveProviderEndpoint,
+} from "./provider-settings.js";
+
+/** Used for models the table below does not know, local ones above all. */
+export const DEFAULT_CONTEXT_WINDOW = 32_768;
+
+/** Known context windows, by model-name prefix; the first match wins. */
+const CONTEXT_WINDOWS: readonly [RegExp, number][] = [
+  [/^gpt-4\.1/, 1_047_576],
+  [/^gpt-4o/, 128_000],
+  [/^claude-/, 200_000],
+  [/^gemini-/, 1_048_576],
+];
+
+/**
+ * The context window of a model by its name. Routers prefix names with an organisation
+ * (`openai/gpt-4o`), so only the last path segment is matched.
+ */
+export function contextWindowFor(model: string): number {
+  const name = model.slice(model.lastIndexOf("/") + 1).toLowerCase();
+  return CONTEXT_WINDOWS.find(([pattern]) => pattern.test(name))?.[1] ?? DEFAULT_CONTEXT_WINDOW;
+}
+
+/** Options of `createAiSdkAdapter`. */
+export interface AiSdkAdapterOptions {
+  /** Overrides the context window from the table (for a local model with a known size). */
+  contextWindow?: number;
+  /** Where keys and URLs not in the settings come from; defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Resolves `retry-after` dates; defaults to the system clock. */
+  clock?: Clock;
+  /** Aborts one call after this long, reported as a `timeout` ModelError. */
+  timeoutMs?: number;
+}
+
+/**
+ * A `ModelAdapter` for a real provider, built on the AI SDK. Each `generate` is exactly one
+ * model call: tools are offered without `execute`, so the SDK never runs a tool or a second
+ * step, and its own retries are off because `withRetries` owns that policy.
+ *
+ * @throws ValidationError when the handle is bad, names `sim`, or its key/base URL is missing.
+ */
+export function createAiSdkAdapter(
+  handle: string,
+  settings: ProviderSettings = {},
+  options: AiSdkAdapterOptions = {},
+): ModelAdapter {
+  const parsed = parseModelHandle(handle);
+  const env = options.env ?? process.env;
+  if (parsed.provider === "sim") {
+    const message = "the sim provider is not served by the AI SDK adapter; use createSimModel";
+    throw new ValidationError(message, [{ path: "model", message }]);
+  }
+  const problem = checkProviderReady(parsed, settings, env);
+  if (problem) throw new ValidationError(problem, [{ path: "model", message: problem }]);
+  const model = createLanguageModel(parsed, settings, env);
+  const clock = options.clock ?? systemClock;
+  return {
+    handle: formatModelHandle(parsed),
+    contextWindow: options.contextWindow ?? contextWindowFor(parsed.model),
+    generate: (request, onDelta) => generate(model, request, onDelta, clock, options.timeoutMs),
+  };
+}
+
+function createLanguageModel(
+  { provider, model }: ModelHandle,
+  settings: ProviderSettings,
+  env: NodeJS.ProcessEnv,
+): LanguageModel {
+  // Pass what we resolved explicitly, so the SDK never falls back to reading process.env.
+  const { apiKey, baseUrl: baseURL } = resolveProviderEndpoint(provider, settings, env);
+  switch (provider) {
+    case "openai":
+      // The default `openai(model)` speaks the Responses API; we use chat completions so the
+      // same wire format serves OpenAI, Ollama and every OpenAI-compatible server.
+      return createOpenAI({ apiKey, baseURL }).chat(model);
+    case "anthropic":
+      return createAnthropic({ apiKey, baseURL })(model);
+    case "google":
+      return createGoogle({ apiKey, baseURL })(model);
+    case "ollama":
+    case "openai-compatible":
+      return createOpenAICompatible({
+        name: provider,
+        baseURL: baseURL ?? "",
+        ...(apiKey !== undefined && { apiKey }),
+        // Without it, streamed responses carry no token usage.
+        includeUsage: true,
+      })(model);
+    case "sim":
+      throw new Error("unreachable: sim is rejected before a language model is built");
+  }
+}
+
+async function generate(
+  model: LanguageModel,
+  request: ModelRequest,
+  onDelta: ((delta: ModelDelta) => void) | undefined,
+  clock: Clock,
+  timeoutMs: number | undefined,
+): Promise<ModelResponse> {
+  const hasTools = request.tools.length > 0;
+  const builder = new ResponseBuilder(onDelta);
+  try {
+    // We always stream, even without `onDelta`: one code path, and only the stream carries
+    // the exact argument text of each tool call (the SDK's tool-call parts hold parsed objects).
+    const result = streamText({
+      model,
+      instructions: request.system,
+      messages: toSdkMessages(request.messages),
+      ...(hasTools && { tools: toSdkTools(request.tools), toolChoice: request.toolChoice }),
+      ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+      ...(request.signal && { abortSignal: request.signal }),
+      ...(timeoutMs !== undefined && { timeout: timeoutMs }),
+      maxRetries: 0,
+      stopWhen: isStepCount(1),
+      // Errors reach us as stream parts; the default handler would also log them to stderr.
+      onError: () => {},
+    });
+    for await (const part of result.stream) {
+      if (part.type === "error" && ToolChoiceViolationError.isInstance(part.error)) {
+        // The model answered in text despite `toolChoice: "required"` (local models often
+        // ignore it). That is still an answer: the loop decides what text-only means.
+        builder.toolChoiceIgnored(part.error.finishReason);
+        continue;
+      }
+      if (part.type === "error") throw part.error;
+      // Our caller's signal is handled below; any other abort is the SDK's own timeout.
+      if (part.type === "abort") {
+        throw new ModelError("timeout", `model call timed out: ${part.reason ?? "aborted"}`);
+      }
+      builder.add(part);
+    }
+  } catch (error) {
+    // A cancellation by our caller is not a model failure: surface the caller's own reason.
+    if (request.signal?.aborted) throw request.signal.reason;
+    throw toModelError(error, clock.now());
+  }
+  return builder.build();
+}
+
+/** Our conversation in the SDK's message format. */
+export function toSdkMessages(messages: readonly ModelMessage[]): SdkMessage[] {
+  const out: SdkMessage[] = [];
+  for (const message of messages) {
+    if (message.role === "user") {
+      out.push({ role: "user", content: message.content });
+    } else if (message.role === "assistant") {
+      const calls = message.toolCalls.map((call) => ({
+        type: "tool-call" as const,
+        toolCallId: call.id,
+        toolName: call.name,
+        input: parseArguments(call.arguments),
+      }));
+      const text = message.content === "" ? [] : [{ type: "text" as const, text: message.content }];
+      // An empty assistant turn says nothing, and Anthropic rejects empty content outright.
+      if (text.length + calls.length > 0)
+        out.push({ role: "assistant", content: [...text, ...calls] });
+    } else {
+      const result: ToolResultPart = {
+        type: "tool-result",
+        toolCallId: message.toolCallId,
+        toolName: message.toolName,
+        output: { type: "text", value: message.content },
+      };
+      // Results of one assistant turn travel together, as Anthropic and Gemini expect.
+      const last = out.at(-1);
+      if (last?.role === "tool") last.content.push(result);
+      else out.push({ role: "tool", content: [result] });
+    }
+  }
+  return out;
+}
+
+/**
+ * The SDK wants tool-call input as a value. Arguments that are not JSON were already answered
+ * with a tool error the model will read, so an empty object stands in for them here.
+ */
+function parseArguments(text: string): unknown {
+  try {
+    return text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+/** Our tool specs as SDK tools: JSON Schema as given, no `execute`, no SDK-side validation. */
+export function toSdkTools(specs: readonly ModelToolSpec[]): ToolSet {
+  const tools: ToolSet = {};
+  for (const spec of specs) {
+    tools[spec.name] = {
+      description: spec.description,
+      inputSchema: jsonSchema(spec.parameters as JSONSchema7),
+    };
+  }
+  return tools;
+}

@@ -1,0 +1,72 @@
+import { type Clock, systemClock } from "../core/clock.js";
+import { type Random, systemRandom } from "../core/random.js";
+import { createAiSdkAdapter } from "./ai-sdk-adapter.js";
+import { parseModelHandle } from "./handle.js";
+import type { ModelAdapter } from "./model.js";
+import {
+  hasAnyProviderKey,
+  type ProviderSettings,
+  resolveProviderEndpoint,
+} from "./provider-settings.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetries } from "./retry.js";
+import { createSimModel } from "./sim/sim-model.js";
+
+export interface CreateModelOptions {
+  settings?: ProviderSettings;
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  random?: Random;
+  retry?: Partial<RetryPolicy>;
+}
+
+/**
+ * The adapter for a model handle: `sim/*` is the scripted demo model; every other provider goes
+ * through the AI SDK, with retries of transient failures. Throws a ValidationError for a bad
+ * handle or a provider without its key, so the caller can refuse the agent up front.
+ */
+export function createModel(handle: string, options: CreateModelOptions = {}): ModelAdapter {
+  const { provider } = parseModelHandle(handle);
+  if (provider === "sim") return createSimModel({ handle });
+  const clock = options.clock ?? systemClock;
+  const adapter = createAiSdkAdapter(handle, options.settings ?? {}, {
+    env: options.env ?? process.env,
+    clock,
+  });
+  return withRetries(adapter, {
+    ...DEFAULT_RETRY_POLICY,
+    ...options.retry,
+    clock,
+    random: options.random ?? systemRandom,
+  });
+}
+
+/** The model agents get when neither their type nor the config names one. */
+export interface DefaultModel {
+  handle: string;
+  /** Why this one: shown at start-up, loudly when it is `sim`. */
+  reason: string;
+}
+
+const DEFAULT_BY_PROVIDER = [
+  ["openai", "openai/gpt-4.1-mini"],
+  ["anthropic", "anthropic/claude-sonnet-4-5"],
+  ["google", "google/gemini-2.5-flash"],
+] as const;
+
+export function defaultModel(
+  env: NodeJS.ProcessEnv,
+  settings: ProviderSettings = {},
+): DefaultModel {
+  for (const [provider, handle] of DEFAULT_BY_PROVIDER) {
+    if (resolveProviderEndpoint(provider, settings, env).apiKey) {
+      return { handle, reason: `${provider} key found` };
+    }
+  }
+  const why = hasAnyProviderKey(env, settings)
+    ? "a provider is configured, but name its model with defaults.model in holdfast.yaml"
+    : "no provider key is set (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, OLLAMA_BASE_URL or OPENAI_COMPATIBLE_BASE_URL)";
+  return {
+    handle: "sim/demo",
+    reason: `USING THE SIM MODEL, a scripted demo, not a language model: ${why}`,
+  };
+}
