@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import type { Command } from "commander";
 import { resolveServerSettings } from "../config/server-settings.js";
 import { VERSION } from "../core/version.js";
+import { defaultModel } from "../llm/create-model.js";
 import { createApp } from "../server/app.js";
 import { listen } from "../server/serve.js";
 import { loadConfigOrExit, printErrors } from "./load.js";
@@ -47,6 +48,9 @@ async function serveAction(options: ServeOptions): Promise<void> {
   console.log(`  config: ${path ?? "none (built-in types only)"}`);
   console.log(`  data:   ${dataDir}`);
   console.log(`  types:  ${config.registry.names().join(", ")}`);
+  const model = defaultModel(process.env, config.providers);
+  const say = model.handle.startsWith("sim/") ? console.warn : console.log;
+  say(`  model:  ${model.handle} (${model.reason})`);
 
   const stop = (signal: string) => {
     console.log(`${signal}: shutting down`);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FieldError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
+import { ProviderSettings } from "../llm/provider-settings.js";
 import {
   BUILTIN_PACKS,
   builtinToolCatalogue,
@@ -30,6 +31,7 @@ const PackName = z
 /** The top level of `holdfast.yaml` / `holdfast.json`. Each section is checked on its own. */
 const ConfigSections = z.strictObject({
   server: z.unknown().optional(),
+  providers: z.unknown().optional(),
   defaults: z.unknown().optional(),
   tool_packs: z.unknown().optional(),
   types: z.record(z.string(), z.unknown()).optional(),
@@ -38,6 +40,8 @@ const ConfigSections = z.strictObject({
 /** A checked configuration: the server section, the catalogue with packs, and every type. */
 export interface HoldfastConfig {
   readonly server: ServerSection;
+  /** Keys and base URLs of model providers; env variables fill what is missing. */
+  readonly providers: ProviderSettings;
   readonly catalogue: ToolCatalogue;
   readonly registry: AgentTypeRegistry;
 }
@@ -71,6 +75,7 @@ export function checkConfig(document: unknown): ConfigResult {
   };
 
   const server = section(ServerSection, top.data.server ?? {}, "server") ?? {};
+  const providers = section(ProviderSettings, top.data.providers ?? {}, "providers") ?? {};
   const defaults = section(TypeDefaults, top.data.defaults ?? {}, "defaults") ?? {};
   const packs =
     section(z.record(PackName, z.array(ToolName)), top.data.tool_packs ?? {}, "tool_packs") ?? {};
@@ -105,7 +110,7 @@ export function checkConfig(document: unknown): ConfigResult {
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
-    config: { server, catalogue, registry: new AgentTypeRegistry(resolution.types) },
+    config: { server, providers, catalogue, registry: new AgentTypeRegistry(resolution.types) },
   };
 }
 

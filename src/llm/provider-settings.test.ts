@@ -111,7 +111,10 @@ describe("hasAnyProviderKey", () => {
 describe("ProviderSettings", () => {
   it("rejects unknown fields and non-http base URLs", () => {
     expect(ProviderSettings.safeParse({ openai: { key: "k" } }).success).toBe(false);
-    expect(ProviderSettings.safeParse({ ollama: { baseUrl: "ftp://x" } }).success).toBe(false);
-    expect(ProviderSettings.safeParse({ ollama: { baseUrl: "http://x:1" } }).success).toBe(true);
+    expect(ProviderSettings.safeParse({ ollama: { base_url: "ftp://x" } }).success).toBe(false);
+    expect(ProviderSettings.safeParse({ ollama: { base_url: "http://x:1" } }).data).toEqual({
+      ollama: { baseUrl: "http://x:1" },
+    });
+    expect(ProviderSettings.parse({ openai: { api_key: "sk-1" } })).toEqual({ openai: { apiKey: "sk-1" } });
   });
 });

@@ -14,27 +14,35 @@ export function isHttpUrl(value: string): boolean {
 const ApiKey = z.string().min(1);
 const BaseUrl = z.string().refine(isHttpUrl, "must be an http(s) URL");
 
-/** How to reach one provider: its key and the base URL of its API. */
-export const ProviderEndpoint = z.strictObject({
-  apiKey: ApiKey.optional(),
-  baseUrl: BaseUrl.optional(),
-});
-export type ProviderEndpoint = z.infer<typeof ProviderEndpoint>;
+/**
+ * How to reach one provider: its key and the base URL of its API. Written in snake_case in
+ * config files (`api_key`, `base_url`) like every other config field.
+ */
+export const ProviderEndpoint = z
+  .strictObject({ api_key: ApiKey.optional(), base_url: BaseUrl.optional() })
+  .transform(({ api_key, base_url }) => ({
+    ...(api_key === undefined ? {} : { apiKey: api_key }),
+    ...(base_url === undefined ? {} : { baseUrl: base_url }),
+  }));
+export type ProviderEndpoint = z.output<typeof ProviderEndpoint>;
 
 /**
  * Explicit provider settings, keyed by provider name. Anything given here wins over the
  * environment, so a config file can pin a key without touching env variables.
  *
- * @example { openai: { apiKey: "sk-…" }, ollama: { baseUrl: "http://gpu-box:11434" } }
+ * @example { openai: { api_key: "sk-…" }, ollama: { base_url: "http://gpu-box:11434" } }
  */
 export const ProviderSettings = z.strictObject({
   openai: ProviderEndpoint.optional(),
   anthropic: ProviderEndpoint.optional(),
   google: ProviderEndpoint.optional(),
-  ollama: z.strictObject({ baseUrl: BaseUrl.optional() }).optional(),
+  ollama: z
+    .strictObject({ base_url: BaseUrl.optional() })
+    .transform(({ base_url }) => (base_url === undefined ? {} : { baseUrl: base_url }))
+    .optional(),
   "openai-compatible": ProviderEndpoint.optional(),
 });
-export type ProviderSettings = z.infer<typeof ProviderSettings>;
+export type ProviderSettings = z.output<typeof ProviderSettings>;
 
 /** Where Ollama listens when nothing says otherwise. */
 export const DEFAULT_OLLAMA_BASE_URL = "http://localhost:11434";
