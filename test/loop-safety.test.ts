@@ -99,7 +99,7 @@ describe("the loop refuses what an agent may not do, with an error the model see
     const blocks = await kit.store.loadBlocks(kit.agent.id);
     kit.store.putBlocks(
       kit.agent.id,
-      blocks.map((block) => ({ ...block, readOnly: block.label === "persona" })),
+      blocks.map((block) => ({ ...block, read_only: block.label === "persona" })),
     );
     const turn = await sendUserMessage(
       kit.agent,

@@ -1,5 +1,5 @@
+import type { ToolRule } from "../records/tool-rule.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
-import type { ToolRule } from "./tool-rules.js";
 
 /** What the loop needs to know about the agent to decide its steps: data only. */
 export interface LoopConfig {

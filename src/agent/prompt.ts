@@ -60,7 +60,7 @@ export function renderSystem(
   const rendered = blocks.map(
     (block) =>
       `<${block.label}>\n<description>${block.description}</description>\n` +
-      `<metadata>chars_current=${block.value.length} chars_limit=${block.limit}${block.readOnly ? " read_only=true" : ""}</metadata>\n` +
+      `<metadata>chars_current=${block.value.length} chars_limit=${block.limit}${block.read_only ? " read_only=true" : ""}</metadata>\n` +
       `<value>\n${block.value}\n</value>\n</${block.label}>`,
   );
   return `${prompt}\n\n<memory_blocks>\nThese memory blocks are always in view.\n${rendered.join("\n")}\n</memory_blocks>`;

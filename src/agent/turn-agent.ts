@@ -1,10 +1,10 @@
+import type { ToolRule } from "../records/tool-rule.js";
 import type { ToolCatalogue } from "../tools/catalogue.js";
 import type { AgentType } from "../types/agent-type.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
 import type { AgentOverrides } from "../types/overrides.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "./loop-config.js";
 import type { TurnAgent } from "./run-turn.js";
-import type { ToolRule } from "./tool-rules.js";
 
 /** The agent a turn runs: its type and overrides resolved into prompt and loop configuration. */
 export function createTurnAgent(options: {

@@ -6,7 +6,7 @@ export type BlockEdit = { ok: true; value: string } | { ok: false; error: string
 
 /** Checks a new value against the block's limit and read-only flag. */
 export function checkBlockValue(block: CoreBlock, value: string): BlockEdit {
-  if (block.readOnly) return { ok: false, error: `block '${block.label}' is read-only` };
+  if (block.read_only) return { ok: false, error: `block '${block.label}' is read-only` };
   if (value.length > block.limit) {
     return {
       ok: false,

@@ -49,7 +49,7 @@ export class StagedMemory implements AgentMemory {
       id: this.ids.next("passage"),
       text,
       tags: [...tags],
-      createdAtMs: this.clock.now(),
+      created_at_ms: this.clock.now(),
     };
     this.#passages.push(passage);
     return passage;

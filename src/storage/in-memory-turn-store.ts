@@ -77,7 +77,7 @@ export class InMemoryTurnStore implements TurnStore {
     const hits = this.#rows(agentId).messages.flatMap((message): MessageHit[] => {
       const found = searchableText(message);
       if (!found || (options.roles && !options.roles.includes(found.role))) return [];
-      return [{ id: message.id, ...found, createdAtMs: Date.parse(message.date) }];
+      return [{ id: message.id, ...found, created_at_ms: Date.parse(message.date) }];
     });
     return rankBm25(
       query,

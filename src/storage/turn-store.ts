@@ -1,3 +1,4 @@
+import type { RunRecord } from "../records/agent-record.js";
 import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
@@ -8,6 +9,8 @@ export interface StepCommit {
   state: SessionState;
   messages: AgentMessage[];
   memory: MemoryChanges;
+  /** The run's record as of this step (created with the turn's first commit). */
+  run?: RunRecord;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { LoopEvent } from "../../src/agent/events.js";
 import type { LoopDeps, TurnAgent } from "../../src/agent/run-turn.js";
-import type { ToolRule } from "../../src/agent/tool-rules.js";
+import type { ToolRule } from "../../src/records/tool-rule.js";
 import { createTurnAgent } from "../../src/agent/turn-agent.js";
 import { builtinConfig, checkConfig } from "../../src/config/config-file.js";
 import { sequentialIds } from "../../src/core/ids.js";
@@ -51,7 +51,7 @@ export function loopKit(options: {
       description: block.description,
       value: block.value,
       limit: block.limit,
-      readOnly: block.read_only,
+      read_only: block.read_only,
     })),
   );
   const tools = builtinToolImplementations();

@@ -94,7 +94,7 @@ export const MEMORY_IMPLEMENTATIONS: ToolImplementation[] = [
       });
       if (found.length === 0) return success("no passages match");
       return success(
-        found.map((p) => `[${new Date(p.createdAtMs).toISOString()}] ${p.text}`).join("\n"),
+        found.map((p) => `[${new Date(p.created_at_ms).toISOString()}] ${p.text}`).join("\n"),
       );
     },
   ),
@@ -109,7 +109,7 @@ export const MEMORY_IMPLEMENTATIONS: ToolImplementation[] = [
       if (found.length === 0) return success("no messages match");
       return success(
         found
-          .map((m) => `[${new Date(m.createdAtMs).toISOString()}] ${m.role}: ${m.text}`)
+          .map((m) => `[${new Date(m.created_at_ms).toISOString()}] ${m.role}: ${m.text}`)
           .join("\n"),
       );
     },

@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+/**
+ * Letta's tool rules, by their `type`. They constrain which tools the model may call when,
+ * and whether a call ends or continues the turn.
+ */
+export const ToolRule = z.discriminatedUnion("type", [
+  /** The first model call of a turn may only call this tool. */
+  z.object({ type: z.literal("run_first"), tool_name: z.string() }),
+  /** Calling this tool ends the turn. */
+  z.object({ type: z.literal("exit_loop"), tool_name: z.string() }),
+  /** Calling this tool continues the turn, with or without a heartbeat. */
+  z.object({ type: z.literal("continue_loop"), tool_name: z.string() }),
+  /** After this tool, the next model call may only call `children`. */
+  z.object({
+    type: z.literal("constrain_child_tools"),
+    tool_name: z.string(),
+    children: z.array(z.string()).min(1),
+  }),
+  /** This tool may be called at most `max_count_limit` times per turn. */
+  z.object({
+    type: z.literal("max_count_per_step"),
+    tool_name: z.string(),
+    max_count_limit: z.int().min(1),
+  }),
+  /** The turn may not end before this tool has been called. */
+  z.object({ type: z.literal("required_before_exit"), tool_name: z.string() }),
+  /** Every call of this tool needs a human's approval. */
+  z.object({ type: z.literal("requires_approval"), tool_name: z.string() }),
+]);
+export type ToolRule = z.infer<typeof ToolRule>;

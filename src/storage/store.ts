@@ -1,0 +1,68 @@
+import type { AgentRecord, RunRecord, TimerRecord } from "../records/agent-record.js";
+import type { CoreBlock, Passage } from "../records/memory-records.js";
+import type { AgentMessage } from "../records/messages.js";
+import type { SessionState } from "../records/session-state.js";
+import type { TurnStore } from "./turn-store.js";
+
+/**
+ * A page of a list, Letta-style: ids as cursors, relative to the sort order (by creation).
+ * `after` means "further along in `order`", so paging `desc` with `after` goes back in time.
+ */
+export interface PageQuery {
+  after?: string | undefined;
+  before?: string | undefined;
+  limit: number;
+  order: "asc" | "desc";
+}
+
+/** An agent with its blocks, as created in one transaction. */
+export interface NewAgent {
+  agent: AgentRecord;
+  blocks: CoreBlock[];
+}
+
+/**
+ * Everything Holdfast keeps. Two implementations pass one contract suite
+ * (`store.contract.ts`): SQLite (the embedded default) and in-memory (tests, DST,
+ * `--store memory`). Every method validates what it reads back.
+ */
+export interface Store extends TurnStore {
+  /** Creates an agent and its blocks atomically; an existing id is an error. */
+  createAgent(created: NewAgent): Promise<void>;
+  getAgent(id: string): Promise<AgentRecord | null>;
+  /** Replaces the agent's record (not its blocks, messages or session). */
+  updateAgent(agent: AgentRecord): Promise<void>;
+  /** Deletes the agent and everything of it; false if there was none. */
+  deleteAgent(id: string): Promise<boolean>;
+  listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]>;
+
+  /** Writes one block outside a turn (the API's block edits); inserts it if new. */
+  putBlock(agentId: string, block: CoreBlock): Promise<void>;
+  deleteBlock(agentId: string, label: string): Promise<boolean>;
+
+  listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]>;
+  countMessages(agentId: string): Promise<number>;
+
+  insertPassages(agentId: string, passages: readonly Passage[]): Promise<void>;
+  listPassages(agentId: string, page: PageQuery): Promise<Passage[]>;
+  deletePassage(agentId: string, passageId: string): Promise<boolean>;
+
+  loadSession(agentId: string): Promise<SessionState | null>;
+  /** Agents whose session was mid-turn when the process stopped: to resume at start-up. */
+  interruptedSessions(): Promise<string[]>;
+
+  putRun(run: RunRecord): Promise<void>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  /** The run an idempotency key (a message's `otid`) started, if any. */
+  findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;
+
+  /** Sets (or moves) the agent's timer of this kind. */
+  putTimer(timer: TimerRecord): Promise<void>;
+  clearTimer(agentId: string, kind: TimerRecord["kind"]): Promise<void>;
+  /** Timers due at or before `nowMs`, soonest first. */
+  dueTimers(nowMs: number): Promise<TimerRecord[]>;
+  /** The soonest timer of any agent, to know when to look again. */
+  nextTimer(): Promise<TimerRecord | null>;
+
+  close(): Promise<void>;
+}
