@@ -161,6 +161,7 @@ describe("determinism and recovery", () => {
     const store = kit.store;
     const crashingStore: TurnStore = {
       loadBlocks: (id) => store.loadBlocks(id),
+      getRun: (id) => store.getRun(id),
       recentMessages: (id, limit) => store.recentMessages(id, limit),
       searchMessages: (id, query, options) => store.searchMessages(id, query, options),
       searchPassages: (id, query, options) => store.searchPassages(id, query, options),

@@ -2,6 +2,7 @@ import type { Clock } from "../core/clock.js";
 import type { IdSource } from "../core/ids.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { StagedMemory } from "../memory/staged-memory.js";
+import type { RunRecord } from "../records/agent-record.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
 import type { TurnStore } from "../storage/turn-store.js";
@@ -64,13 +65,15 @@ export async function sendUserMessage(
   const runId = deps.ids.next("run");
   const started = beginTurnState(state, runId);
   const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
+  const otid = input.otid ?? null;
   const user = stampMessage(
     stamp,
     deps.ids.next("message"),
     { message_type: "user_message", content: input.content },
-    input.otid ?? null,
+    otid,
   );
-  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [user] }));
+  const run = newRun(runId, agent.id, otid, stamp.nowMs);
+  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [user] }, run));
 }
 
 /** Applies a human's approval decisions to a waiting session and runs the turn on. */
@@ -122,7 +125,8 @@ export async function wakeFromPause(
     message_type: "system_message",
     content: "Heartbeat: your pause is over. Continue if there is anything to do.",
   });
-  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [heartbeat] }));
+  const run = newRun(runId, agent.id, null, stamp.nowMs);
+  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [heartbeat] }, run));
 }
 
 async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> {
@@ -154,13 +158,14 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
   }
 }
 
-/** Commits a step with the memory it changed, then reports its messages. */
-async function commit(ctx: TurnContext, applied: Applied): Promise<SessionState> {
+/** Commits a step with the memory it changed (and the run, if it changed), then reports it. */
+async function commit(ctx: TurnContext, applied: Applied, run?: RunRecord): Promise<SessionState> {
   await ctx.deps.store.commit({
     agentId: ctx.agent.id,
     state: applied.state,
     messages: applied.messages,
     memory: ctx.memory.drain(),
+    ...(run ? { run } : {}),
   });
   for (const message of applied.messages) {
     ctx.produced.push(message);
@@ -180,13 +185,42 @@ async function finish(
       : state.pause_until_ms !== null
         ? "paused"
         : "idle";
-  const ended = await commit(ctx, {
-    state: { ...state, phase, stop_reason: stopReason },
-    messages: [],
-  });
+  const run = state.run_id ? await ctx.deps.store.getRun(state.run_id) : null;
+  const ended = await commit(
+    ctx,
+    { state: { ...state, phase, stop_reason: stopReason }, messages: [] },
+    run ? endRun(run, stopReason, ctx.deps.clock.now()) : undefined,
+  );
   ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });
   ctx.deps.onEvent?.({ type: "usage", usage: ended.usage });
   return result(ctx, ended);
+}
+
+function newRun(id: string, agentId: string, key: string | null, nowMs: number): RunRecord {
+  return {
+    id,
+    agent_id: agentId,
+    status: "running",
+    stop_reason: null,
+    idempotency_key: key,
+    created_at_ms: nowMs,
+    completed_at_ms: null,
+  };
+}
+
+const FAILED: ReadonlySet<StopReason> = new Set([
+  "error",
+  "llm_api_error",
+  "invalid_llm_response",
+  "context_window_overflow_in_system_prompt",
+]);
+
+/** A run waiting for approval is still running: the approval continues it. */
+function endRun(run: RunRecord, stopReason: StopReason, nowMs: number): RunRecord {
+  if (stopReason === "requires_approval") return { ...run, stop_reason: stopReason };
+  const status =
+    stopReason === "cancelled" ? "cancelled" : FAILED.has(stopReason) ? "failed" : "completed";
+  return { ...run, status, stop_reason: stopReason, completed_at_ms: nowMs };
 }
 
 function result(ctx: TurnContext, state: SessionState): TurnResult {

@@ -115,6 +115,8 @@ describe("ProviderSettings", () => {
     expect(ProviderSettings.safeParse({ ollama: { base_url: "http://x:1" } }).data).toEqual({
       ollama: { baseUrl: "http://x:1" },
     });
-    expect(ProviderSettings.parse({ openai: { api_key: "sk-1" } })).toEqual({ openai: { apiKey: "sk-1" } });
+    expect(ProviderSettings.parse({ openai: { api_key: "sk-1" } })).toEqual({
+      openai: { apiKey: "sk-1" },
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { rankBm25 } from "../memory/bm25.js";
+import type { RunRecord } from "../records/agent-record.js";
 import type { CoreBlock, MessageHit, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
@@ -34,6 +35,11 @@ export function searchableText(
 /** A store in process memory: for tests, simulations and `--store memory`. */
 export class InMemoryTurnStore implements TurnStore {
   readonly #agents = new Map<string, AgentRows>();
+  readonly #runs = new Map<string, RunRecord>();
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    return structuredClone(this.#runs.get(runId) ?? null);
+  }
 
   #rows(agentId: string): AgentRows {
     let rows = this.#agents.get(agentId);
@@ -108,5 +114,6 @@ export class InMemoryTurnStore implements TurnStore {
     for (const block of step.memory.blocks) rows.blocks.set(block.label, { ...block });
     rows.passages.push(...step.memory.passages);
     rows.session = structuredClone(step.state);
+    if (step.run) this.#runs.set(step.run.id, structuredClone(step.run));
   }
 }

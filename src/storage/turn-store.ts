@@ -9,7 +9,7 @@ export interface StepCommit {
   state: SessionState;
   messages: AgentMessage[];
   memory: MemoryChanges;
-  /** The run's record as of this step (created with the turn's first commit). */
+  /** The run's record as of this step: created with the turn's first commit, ended with its last. */
   run?: RunRecord;
 }
 
@@ -32,6 +32,7 @@ export interface TurnStore {
     query: string,
     options: { tags?: readonly string[]; topK: number },
   ): Promise<Passage[]>;
-  /** Commits a step atomically: messages, memory changes and the session checkpoint. */
+  getRun(runId: string): Promise<RunRecord | null>;
+  /** Commits a step atomically: messages, memory changes, the session checkpoint and the run. */
   commit(step: StepCommit): Promise<void>;
 }

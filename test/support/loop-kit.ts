@@ -1,6 +1,5 @@
 import type { LoopEvent } from "../../src/agent/events.js";
 import type { LoopDeps, TurnAgent } from "../../src/agent/run-turn.js";
-import type { ToolRule } from "../../src/records/tool-rule.js";
 import { createTurnAgent } from "../../src/agent/turn-agent.js";
 import { builtinConfig, checkConfig } from "../../src/config/config-file.js";
 import { sequentialIds } from "../../src/core/ids.js";
@@ -8,6 +7,7 @@ import { ManualClock } from "../../src/core/manual-clock.js";
 import type { ModelAdapter } from "../../src/llm/model.js";
 import type { AgentMessage } from "../../src/records/messages.js";
 import { newSessionState } from "../../src/records/session-state.js";
+import type { ToolRule } from "../../src/records/tool-rule.js";
 import { InMemoryTurnStore } from "../../src/storage/in-memory-turn-store.js";
 import { builtinToolImplementations } from "../../src/tools/registry.js";
 import type { ToolImplementation } from "../../src/tools/tool.js";
