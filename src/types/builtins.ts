@@ -89,6 +89,8 @@ export const BUILTIN_TYPES: readonly NamedDraft[] = [
     system_prompt: ORCHESTRATOR_PROMPT,
     tools: { packs: ["spawn"], access: "full" },
     limits: { max_iterations: 20, max_spawn_depth: 2 },
+    // Sub-agents are held by their own types' capabilities and approvals; spawning itself is not.
+    policy_profile: "permissive",
   }),
   defineAgentType("verifier", {
     description: "Checks that work was done, with read-only tools and at most 5 steps.",

@@ -1,7 +1,9 @@
 import type { LoopEvent } from "../../src/agent/events.js";
 import type { LoopDeps, TurnAgent } from "../../src/agent/run-turn.js";
+import { spawnTools } from "../../src/agent/spawn-tools.js";
 import { createTurnAgent } from "../../src/agent/turn-agent.js";
 import { builtinConfig, checkConfig } from "../../src/config/config-file.js";
+import type { Clock } from "../../src/core/clock.js";
 import { sequentialIds } from "../../src/core/ids.js";
 import { ManualClock } from "../../src/core/manual-clock.js";
 import type { ModelAdapter } from "../../src/llm/model.js";
@@ -26,6 +28,8 @@ export function loopKit(options: {
   /** Share a store between kits to run several agents side by side. */
   store?: InMemoryTurnStore;
   agentId?: string;
+  /** Defaults to a manual clock, which moves only when the test says. */
+  clock?: Clock;
 }) {
   const checked =
     options.config === undefined
@@ -56,8 +60,16 @@ export function loopKit(options: {
   );
   const tools = builtinToolImplementations();
   for (const tool of options.tools ?? []) tools.set(tool.declaration.name, tool);
+  const spawnOptions = {
+    registry,
+    catalogue,
+    depth: 0,
+    maxDepth: agent.config.capabilities.limits.max_spawn_depth,
+  };
+  for (const tool of spawnTools(spawnOptions, () => deps)) tools.set(tool.declaration.name, tool);
   const events: LoopEvent[] = [];
-  const clock = new ManualClock();
+  const manual = new ManualClock();
+  const clock = options.clock ?? manual;
   const deps: LoopDeps = {
     model: options.model,
     tools,
@@ -71,7 +83,7 @@ export function loopKit(options: {
     agent,
     store,
     deps,
-    clock,
+    clock: manual,
     events,
     session: () => store.session(agent.id) ?? newSessionState("session-1"),
   };

@@ -1,0 +1,131 @@
+import type { DatabaseSync } from "node:sqlite";
+
+/**
+ * The SQLite schema, as an ordered list of migrations: migration `i` brings the schema to
+ * version `i + 1`. Never edit a released migration; append a new one.
+ *
+ * Rows are per agent, per block, per message and per passage (never one blob per agent). Full-
+ * text search uses FTS5 tables over `messages.search_text` and `passages.text`, kept in step by
+ * triggers, so deleting an agent (which cascades) also removes its rows from the indexes.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE agents (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX agents_by_project ON agents (project_id, seq);
+
+  CREATE TABLE blocks (
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    label TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (agent_id, label)
+  ) STRICT;
+
+  CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    message_type TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    search_role TEXT,
+    search_text TEXT,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX messages_by_agent ON messages (agent_id, seq);
+  CREATE VIRTUAL TABLE messages_fts USING fts5 (
+    search_text, content = 'messages', content_rowid = 'seq'
+  );
+  CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+  WHEN new.search_text IS NOT NULL BEGIN
+    INSERT INTO messages_fts (rowid, search_text) VALUES (new.seq, new.search_text);
+  END;
+  CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+  WHEN old.search_text IS NOT NULL BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, search_text)
+    VALUES ('delete', old.seq, old.search_text);
+  END;
+
+  CREATE TABLE passages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    text TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    created_at_ms REAL NOT NULL
+  ) STRICT;
+  CREATE INDEX passages_by_agent ON passages (agent_id, seq);
+  CREATE VIRTUAL TABLE passages_fts USING fts5 (text, content = 'passages', content_rowid = 'seq');
+  CREATE TRIGGER passages_fts_insert AFTER INSERT ON passages BEGIN
+    INSERT INTO passages_fts (rowid, text) VALUES (new.seq, new.text);
+  END;
+  CREATE TRIGGER passages_fts_delete AFTER DELETE ON passages BEGIN
+    INSERT INTO passages_fts (passages_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+  END;
+
+  CREATE TABLE sessions (
+    agent_id TEXT PRIMARY KEY REFERENCES agents (id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    phase TEXT NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX sessions_running ON sessions (agent_id) WHERE phase = 'running';
+
+  CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    idempotency_key TEXT,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX runs_by_agent ON runs (agent_id);
+  CREATE UNIQUE INDEX runs_by_key ON runs (agent_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+
+  CREATE TABLE timers (
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    due_at_ms REAL NOT NULL,
+    PRIMARY KEY (agent_id, kind)
+  ) STRICT;
+  CREATE INDEX timers_by_due ON timers (due_at_ms, agent_id, kind);
+  `,
+];
+
+/**
+ * Brings the database to the latest schema version, one transaction per migration. Running it
+ * again does nothing; a database written by a newer Holdfast (a version we do not know) is
+ * refused rather than guessed at.
+ */
+export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRATIONS): number {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY) STRICT",
+  );
+  const current = (): number => {
+    const row = db.prepare("SELECT max(version) AS version FROM schema_migrations").get();
+    return typeof row?.version === "number" ? row.version : 0;
+  };
+  const found = current();
+  if (found > migrations.length) {
+    throw new Error(
+      `the database has schema version ${found}; this Holdfast knows up to ${migrations.length}`,
+    );
+  }
+  for (let version = found + 1; version <= migrations.length; version++) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      // Another process may have migrated between our read and our lock.
+      if (current() < version) {
+        db.exec(migrations[version - 1] ?? "");
+        db.prepare("INSERT INTO schema_migrations (version) VALUES (?)").run(version);
+      }
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+  return migrations.length;
+}

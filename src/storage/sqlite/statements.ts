@@ -1,0 +1,86 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+
+/**
+ * Every statement the SQLite store runs, prepared once when the store opens. Lists page by
+ * `seq` between two exclusive bounds, so a cursor costs one index lookup, not a scan.
+ */
+const SQL = {
+  begin: "BEGIN IMMEDIATE",
+  commit: "COMMIT",
+  rollback: "ROLLBACK",
+
+  insertAgent: "INSERT INTO agents (id, project_id, body) VALUES (?, ?, ?)",
+  getAgent: "SELECT body FROM agents WHERE id = ?",
+  updateAgent: "UPDATE agents SET project_id = ?, body = ? WHERE id = ?",
+  deleteAgent: "DELETE FROM agents WHERE id = ?",
+  agentSeq: "SELECT seq FROM agents WHERE id = ? AND project_id = ?",
+  agentsAsc: `SELECT body FROM agents WHERE project_id = ? AND seq > ? AND seq < ?
+    ORDER BY seq ASC LIMIT ?`,
+  agentsDesc: `SELECT body FROM agents WHERE project_id = ? AND seq > ? AND seq < ?
+    ORDER BY seq DESC LIMIT ?`,
+
+  putBlock: `INSERT INTO blocks (agent_id, label, body) VALUES (?, ?, ?)
+    ON CONFLICT (agent_id, label) DO UPDATE SET body = excluded.body`,
+  deleteBlock: "DELETE FROM blocks WHERE agent_id = ? AND label = ?",
+  loadBlocks: "SELECT body FROM blocks WHERE agent_id = ? ORDER BY rowid",
+
+  insertMessage: `INSERT INTO messages
+    (id, agent_id, message_type, created_at, search_role, search_text, body)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  recentMessages: "SELECT body FROM messages WHERE agent_id = ? ORDER BY seq DESC LIMIT ?",
+  messageSeq: "SELECT seq FROM messages WHERE id = ? AND agent_id = ?",
+  messagesAsc: `SELECT body FROM messages WHERE agent_id = ? AND seq > ? AND seq < ?
+    ORDER BY seq ASC LIMIT ?`,
+  messagesDesc: `SELECT body FROM messages WHERE agent_id = ? AND seq > ? AND seq < ?
+    ORDER BY seq DESC LIMIT ?`,
+  countMessages: "SELECT count(*) AS n FROM messages WHERE agent_id = ?",
+  searchMessages: `SELECT m.id, m.search_role AS role, m.search_text AS text, m.created_at
+    FROM messages_fts JOIN messages AS m ON m.seq = messages_fts.rowid
+    WHERE messages_fts MATCH ?1 AND m.agent_id = ?2
+      AND (?3 IS NULL OR m.search_role IN (SELECT value FROM json_each(?3)))
+    ORDER BY bm25(messages_fts), m.seq LIMIT ?4`,
+
+  insertPassage: `INSERT INTO passages (id, agent_id, text, tags, created_at_ms)
+    VALUES (?, ?, ?, ?, ?)`,
+  deletePassage: "DELETE FROM passages WHERE agent_id = ? AND id = ?",
+  passageSeq: "SELECT seq FROM passages WHERE id = ? AND agent_id = ?",
+  passagesAsc: `SELECT id, text, tags, created_at_ms FROM passages
+    WHERE agent_id = ? AND seq > ? AND seq < ? ORDER BY seq ASC LIMIT ?`,
+  passagesDesc: `SELECT id, text, tags, created_at_ms FROM passages
+    WHERE agent_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+  searchPassages: `SELECT p.id, p.text, p.tags, p.created_at_ms
+    FROM passages_fts JOIN passages AS p ON p.seq = passages_fts.rowid
+    WHERE passages_fts MATCH ?1 AND p.agent_id = ?2
+      AND NOT EXISTS (
+        SELECT 1 FROM json_each(?3) AS wanted
+        WHERE wanted.value NOT IN (SELECT value FROM json_each(p.tags))
+      )
+    ORDER BY bm25(passages_fts), p.seq LIMIT ?4`,
+
+  putSession: `INSERT INTO sessions (agent_id, version, phase, body) VALUES (?, ?, ?, ?)
+    ON CONFLICT (agent_id) DO UPDATE
+    SET version = excluded.version, phase = excluded.phase, body = excluded.body`,
+  loadSession: "SELECT version, body FROM sessions WHERE agent_id = ?",
+  interruptedSessions: "SELECT agent_id FROM sessions WHERE phase = 'running' ORDER BY agent_id",
+
+  putRun: `INSERT INTO runs (id, agent_id, idempotency_key, body) VALUES (?, ?, ?, ?)
+    ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id,
+      idempotency_key = excluded.idempotency_key, body = excluded.body`,
+  getRun: "SELECT body FROM runs WHERE id = ?",
+  findRunByKey: "SELECT body FROM runs WHERE agent_id = ? AND idempotency_key = ?",
+
+  putTimer: `INSERT INTO timers (agent_id, kind, due_at_ms) VALUES (?, ?, ?)
+    ON CONFLICT (agent_id, kind) DO UPDATE SET due_at_ms = excluded.due_at_ms`,
+  clearTimer: "DELETE FROM timers WHERE agent_id = ? AND kind = ?",
+  dueTimers: `SELECT agent_id, kind, due_at_ms FROM timers WHERE due_at_ms <= ?
+    ORDER BY due_at_ms, agent_id, kind`,
+  nextTimer: `SELECT agent_id, kind, due_at_ms FROM timers
+    ORDER BY due_at_ms, agent_id, kind LIMIT 1`,
+} as const;
+
+export type Statements = { readonly [K in keyof typeof SQL]: StatementSync };
+
+export function prepareStatements(db: DatabaseSync): Statements {
+  const entries = Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)] as const);
+  return Object.fromEntries(entries) as Statements;
+}

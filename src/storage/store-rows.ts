@@ -1,0 +1,125 @@
+import type { z } from "zod";
+import { HoldfastError, ValidationError } from "../core/errors.js";
+import { fieldErrorsFromZod } from "../core/field-errors.js";
+import { AgentRecord, RunRecord } from "../records/agent-record.js";
+import { CoreBlock, Passage } from "../records/memory-records.js";
+import { AgentMessage } from "../records/messages.js";
+import { SessionState } from "../records/session-state.js";
+import type { NewAgent } from "./store.js";
+import type { StepCommit } from "./turn-store.js";
+
+/**
+ * Validation shared by every Store: what goes in is checked before anything is written (so a
+ * bad row never leaves half a commit behind), and what comes out of a database is checked again.
+ */
+
+/** A stored row that no longer parses: the database was changed behind Holdfast's back. */
+export class CorruptRowError extends HoldfastError {
+  readonly code = "CORRUPT_ROW";
+  readonly retryable = false;
+}
+
+/** Parses input to a store, or throws a ValidationError naming the field paths at fault. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  at: readonly PropertyKey[],
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const errors = fieldErrorsFromZod(result.error, at);
+    throw new ValidationError(`invalid ${at.map(String).join(".")}`, errors);
+  }
+  return result.data;
+}
+
+/** Parses a stored JSON row, or throws a CorruptRowError. */
+export function decodeRow<S extends z.ZodType>(schema: S, json: string, what: string): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (cause) {
+    throw new CorruptRowError(`stored ${what} is not JSON`, { cause });
+  }
+  return checkRow(schema, value, what);
+}
+
+/** Checks a value read from a database against its schema, or throws a CorruptRowError. */
+export function checkRow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new CorruptRowError(`stored ${what} is invalid: ${result.error.message}`, {
+      cause: result.error,
+    });
+  }
+  return result.data;
+}
+
+function rejectDuplicates(keys: readonly string[], what: string, at: string): void {
+  const seen = new Set<string>();
+  keys.forEach((key, index) => {
+    if (seen.has(key)) {
+      throw new ValidationError(`duplicate ${what} '${key}'`, [
+        { path: `${at}.${index}`, message: `duplicate ${what} '${key}'` },
+      ]);
+    }
+    seen.add(key);
+  });
+}
+
+/** A new agent, validated: its record, and blocks with distinct labels. */
+export function validateNewAgent(created: NewAgent): NewAgent {
+  const agent = parseInput(AgentRecord, created.agent, ["agent"]);
+  const blocks = created.blocks.map((block, i) => parseInput(CoreBlock, block, ["blocks", i]));
+  rejectDuplicates(
+    blocks.map((block) => block.label),
+    "block label",
+    "blocks",
+  );
+  return { agent, blocks };
+}
+
+/**
+ * A step, validated as a whole before any of it is written: every message, block, passage,
+ * the session and the run; message and passage ids distinct; the run the step's agent's.
+ */
+export function validateStep(step: StepCommit): StepCommit {
+  const messages = step.messages.map((m, i) => parseInput(AgentMessage, m, ["messages", i]));
+  const blocks = step.memory.blocks.map((b, i) =>
+    parseInput(CoreBlock, b, ["memory", "blocks", i]),
+  );
+  const passages = step.memory.passages.map((p, i) =>
+    parseInput(Passage, p, ["memory", "passages", i]),
+  );
+  const state = parseInput(SessionState, step.state, ["state"]);
+  rejectDuplicates(
+    messages.map((message) => message.id),
+    "message id",
+    "messages",
+  );
+  rejectDuplicates(
+    passages.map((passage) => passage.id),
+    "passage id",
+    "memory.passages",
+  );
+  const validated: StepCommit = {
+    agentId: step.agentId,
+    state,
+    messages,
+    memory: { blocks, passages },
+  };
+  if (step.run !== undefined) {
+    const run = parseInput(RunRecord, step.run, ["run"]);
+    if (run.agent_id !== step.agentId) {
+      throw new ValidationError("the run belongs to another agent", [
+        { path: "run.agent_id", message: `expected '${step.agentId}', got '${run.agent_id}'` },
+      ]);
+    }
+    validated.run = run;
+  }
+  return validated;
+}
