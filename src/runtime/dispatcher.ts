@@ -95,7 +95,9 @@ export class Dispatcher<A> {
   /** Waits for room under the bound, evicting idle agents first, then activates. */
   async #activate(agentId: string): Promise<A> {
     while (this.#live >= this.options.maxActivations) {
-      const idle = [...this.#slots].find(([id, s]) => id !== agentId && s.activation && !s.running);
+      const idle = [...this.#slots].find(
+        ([id, s]) => id !== agentId && s.activation !== null && !s.running,
+      );
       if (idle) await this.#close(idle[0]);
       else await new Promise<void>((resolve) => this.#waitingForRoom.push(resolve));
     }
@@ -122,7 +124,7 @@ export class Dispatcher<A> {
     }
     for (const done of slot.drained.splice(0)) done();
     if (this.#slots.get(agentId) !== slot) return;
-    if (slot.activation) this.#scheduleIdle(agentId, slot);
+    if (slot.activation !== null) this.#scheduleIdle(agentId, slot);
     else this.#slots.delete(agentId);
     this.#waitingForRoom.shift()?.();
   }
@@ -145,7 +147,7 @@ export class Dispatcher<A> {
     );
     this.#slots.delete(agentId);
     slot.idle?.abort();
-    if (slot.activation) {
+    if (slot.activation !== null) {
       const activation = await slot.activation.catch(() => null);
       if (activation !== null) {
         this.#live -= 1;
