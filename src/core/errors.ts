@@ -45,7 +45,7 @@ export class NotFoundError extends HoldfastError {
 }
 
 export class ConflictError extends HoldfastError {
-  readonly code = "CONFLICT";
+  readonly code: string = "CONFLICT";
   readonly retryable = false;
 }
 

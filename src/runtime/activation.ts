@@ -1,0 +1,82 @@
+import type { LoopDeps, TurnAgent } from "../agent/run-turn.js";
+import { spawnTools } from "../agent/spawn-tools.js";
+import { createTurnAgent } from "../agent/turn-agent.js";
+import type { HoldfastConfig } from "../config/config-file.js";
+import { assert, NotFoundError, ValidationError } from "../core/errors.js";
+import { fieldErrorsFromZod } from "../core/field-errors.js";
+import type { IdSource } from "../core/ids.js";
+import type { ModelAdapter } from "../llm/model.js";
+import type { AgentRecord } from "../records/agent-record.js";
+import { newSessionState, type SessionState } from "../records/session-state.js";
+import type { Store } from "../storage/store.js";
+import type { ToolImplementation, Workspace } from "../tools/tool.js";
+import { AgentOverrides } from "../types/overrides.js";
+
+/** An agent in memory: what its turns need, loaded once per activation. */
+export interface Activation {
+  readonly record: AgentRecord;
+  readonly agent: TurnAgent;
+  readonly model: ModelAdapter;
+  readonly tools: ReadonlyMap<string, ToolImplementation>;
+  readonly workspace: Workspace;
+  /** The session as last committed. */
+  state: SessionState;
+  /** Aborts the run in progress (cancel). */
+  controller: AbortController | null;
+  /** What the run in progress does I/O through; spawned sub-agents share it. */
+  runDeps: LoopDeps | null;
+}
+
+export interface ActivationSources {
+  readonly store: Store;
+  readonly config: HoldfastConfig;
+  readonly ids: IdSource;
+  readonly tools: ReadonlyMap<string, ToolImplementation>;
+  modelFor(handle: string): ModelAdapter;
+  readonly defaultModel: string;
+  workspaceFor(record: AgentRecord, readOnly: boolean): Workspace;
+}
+
+/** Loads an agent: its record, its type resolved with its overrides, its model and session. */
+export async function loadActivation(
+  agentId: string,
+  sources: ActivationSources,
+): Promise<Activation> {
+  const record = await sources.store.getAgent(agentId);
+  if (!record) throw new NotFoundError("agent", agentId);
+  const { registry, catalogue } = sources.config;
+  const type = registry.get(record.agent_type);
+  if (!type) throw new NotFoundError("agent type", record.agent_type, registry.names());
+  const parsed = AgentOverrides.safeParse(record.overrides);
+  if (!parsed.success)
+    throw new ValidationError("stored overrides are invalid", fieldErrorsFromZod(parsed.error));
+  const overrides = parsed.data;
+  const agent = createTurnAgent({
+    id: record.id,
+    type,
+    overrides,
+    rules: record.tool_rules,
+    catalogue,
+  });
+  const caps = agent.config.capabilities;
+  const tools = new Map(sources.tools);
+  const state =
+    (await sources.store.loadSession(agentId)) ?? newSessionState(sources.ids.next("session"));
+  const activation: Activation = {
+    record,
+    agent,
+    model: sources.modelFor(caps.model ?? sources.defaultModel),
+    tools,
+    workspace: sources.workspaceFor(record, caps.isolation.read_only),
+    state,
+    controller: null,
+    runDeps: null,
+  };
+  const spawn = { registry, catalogue, depth: 0, maxDepth: caps.limits.max_spawn_depth };
+  const parentDeps = () => {
+    assert(activation.runDeps !== null, "spawn_agent outside a run");
+    return activation.runDeps;
+  };
+  for (const tool of spawnTools(spawn, parentDeps)) tools.set(tool.declaration.name, tool);
+  return activation;
+}

@@ -1,0 +1,182 @@
+import type { LoopEvent } from "../agent/events.js";
+import {
+  type LoopDeps,
+  resumeSession,
+  sendUserMessage,
+  submitApprovals,
+  type TurnResult,
+  wakeFromPause,
+} from "../agent/run-turn.js";
+import type { Clock } from "../core/clock.js";
+import { ConflictError } from "../core/errors.js";
+import type { RunRecord } from "../records/agent-record.js";
+import type { ApprovalDecision } from "../records/messages.js";
+import { type Activation, type ActivationSources, loadActivation } from "./activation.js";
+import { Dispatcher } from "./dispatcher.js";
+import { TimerLoop } from "./timer-loop.js";
+
+export interface RuntimeOptions extends ActivationSources {
+  readonly clock: Clock;
+  readonly maxActivations?: number;
+  readonly mailboxCapacity?: number;
+  readonly idleMs?: number;
+}
+
+export interface RunOptions {
+  onEvent?: (event: LoopEvent) => void;
+}
+
+/** What a message to an agent came to. `duplicate` marks a retry answered from the first run. */
+export type Outcome =
+  | { duplicate: false; result: TurnResult }
+  | { duplicate: true; run: RunRecord };
+
+/** A new message while an approval waits: Letta's 409 PENDING_APPROVAL. */
+export class PendingApprovalError extends ConflictError {
+  override readonly code = "PENDING_APPROVAL";
+  constructor(readonly pendingRequestIds: string[]) {
+    super("an approval is pending: answer it before sending a new message");
+  }
+}
+
+/**
+ * Agents as virtual actors over a store: every operation goes through the dispatcher, so an
+ * agent has one activation and runs one thing at a time; every step of every turn is
+ * committed; interrupted sessions resume on activation and at start-up; timers wake paused
+ * sessions and expire approvals, after a restart too.
+ */
+export class AgentRuntime {
+  readonly #dispatcher: Dispatcher<Activation>;
+  readonly #timers: TimerLoop;
+  /** The activations alive now, for cancel, which must not wait in the mailbox. */
+  readonly #live = new Map<string, Activation>();
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.#dispatcher = new Dispatcher<Activation>({
+      maxActivations: options.maxActivations ?? 10_000,
+      mailboxCapacity: options.mailboxCapacity ?? 100,
+      idleMs: options.idleMs ?? 5 * 60_000,
+      clock: options.clock,
+      activate: (agentId) => this.#activate(agentId),
+      deactivate: async (agentId) => {
+        this.#live.delete(agentId);
+      },
+    });
+    this.#timers = new TimerLoop(options.store, options.clock, (timer) =>
+      this.#dispatcher.submit(timer.agent_id, (activation) => this.#runOnTimer(activation)),
+    );
+  }
+
+  get activeCount(): number {
+    return this.#dispatcher.activeCount;
+  }
+
+  /** Resumes every session a crash interrupted, and starts the timers. */
+  async start(): Promise<void> {
+    const interrupted = await this.options.store.interruptedSessions();
+    await Promise.all(interrupted.map((agentId) => this.resume(agentId)));
+    this.#timers.start();
+  }
+
+  /** Sends a user message; a message whose `otid` was seen before is not run again. */
+  sendMessage(
+    agentId: string,
+    input: { content: string; otid?: string | null },
+    run: RunOptions = {},
+  ) {
+    return this.#dispatcher.submit(agentId, async (activation): Promise<Outcome> => {
+      if (input.otid) {
+        const seen = await this.options.store.findRunByKey(agentId, input.otid);
+        if (seen) return { duplicate: true, run: seen };
+      }
+      if (activation.state.phase === "awaiting_approval") {
+        const waiting = activation.state.pending.filter((c) => c.status === "awaiting_approval");
+        throw new PendingApprovalError(waiting.map((c) => c.tool_call.tool_call_id));
+      }
+      const result = await this.#run(activation, run, (deps) =>
+        sendUserMessage(activation.agent, activation.state, input, deps),
+      );
+      return { duplicate: false, result };
+    });
+  }
+
+  /** Answers the approvals an agent waits for; the turn runs on. */
+  submitApprovals(agentId: string, decisions: readonly ApprovalDecision[], run: RunOptions = {}) {
+    return this.#dispatcher.submit(agentId, (activation) =>
+      this.#run(activation, run, (deps) =>
+        submitApprovals(activation.agent, activation.state, decisions, deps),
+      ),
+    );
+  }
+
+  /** Carries an agent's session on from its checkpoint (after a crash, or an expired approval). */
+  resume(agentId: string, run: RunOptions = {}) {
+    return this.#dispatcher.submit(agentId, (activation) =>
+      this.#run(activation, run, (deps) => resumeSession(activation.agent, activation.state, deps)),
+    );
+  }
+
+  /** Cancels the run in progress, if any; it stops at its next step with `cancelled`. */
+  cancel(agentId: string): boolean {
+    const activation = this.#live.get(agentId);
+    if (!activation?.controller) return false;
+    activation.controller.abort(new Error("cancelled"));
+    return true;
+  }
+
+  /** Stops the timers, lets queued work finish, and lets every agent go. */
+  async shutdown(): Promise<void> {
+    this.#timers.stop();
+    await this.#dispatcher.shutdown();
+  }
+
+  async #activate(agentId: string): Promise<Activation> {
+    const activation = await loadActivation(agentId, this.options);
+    this.#live.set(agentId, activation);
+    return activation;
+  }
+
+  async #run(
+    activation: Activation,
+    run: RunOptions,
+    turn: (deps: LoopDeps) => Promise<TurnResult>,
+  ): Promise<TurnResult> {
+    const controller = new AbortController();
+    const deps: LoopDeps = {
+      model: activation.model,
+      tools: activation.tools,
+      store: this.options.store,
+      clock: this.options.clock,
+      ids: this.options.ids,
+      workspace: activation.workspace,
+      signal: controller.signal,
+      ...(run.onEvent ? { onEvent: run.onEvent } : {}),
+    };
+    activation.controller = controller;
+    activation.runDeps = deps;
+    try {
+      const result = await turn(deps);
+      activation.state = result.state;
+      await this.#timers.schedule(activation.record.id, result.state);
+      return result;
+    } catch (error) {
+      // What was committed is the truth: reload it so the next operation starts from there.
+      activation.state =
+        (await this.options.store.loadSession(activation.record.id)) ?? activation.state;
+      throw error;
+    } finally {
+      activation.controller = null;
+      activation.runDeps = null;
+    }
+  }
+
+  async #runOnTimer(activation: Activation): Promise<void> {
+    const { state } = activation;
+    const due = (at: number | null) => at !== null && at <= this.options.clock.now();
+    if (state.phase === "paused" && due(state.pause_until_ms)) {
+      await this.#run(activation, {}, (deps) => wakeFromPause(activation.agent, state, deps));
+    } else if (state.phase === "awaiting_approval" || state.phase === "running") {
+      await this.#run(activation, {}, (deps) => resumeSession(activation.agent, state, deps));
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import type { Clock } from "../core/clock.js";
+import type { TimerRecord } from "../records/agent-record.js";
+import type { SessionState } from "../records/session-state.js";
+import type { Store } from "../storage/store.js";
+
+/** How often the loop looks for due timers when none is nearer; a new timer also wakes it. */
+const IDLE_POLL_MS = 60_000;
+
+/**
+ * Durable timers: a paused session's wake-up and an approval's expiry are stored with the
+ * session, so they fire after a restart too. The loop sleeps until the soonest one.
+ */
+export class TimerLoop {
+  #running = false;
+  #sleep: AbortController | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly fire: (timer: TimerRecord) => Promise<unknown>,
+  ) {}
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    void this.#loop();
+  }
+
+  stop(): void {
+    this.#running = false;
+    this.#sleep?.abort();
+  }
+
+  /** Sets or clears the agent's timers to match its session after a turn. */
+  async schedule(agentId: string, state: SessionState): Promise<void> {
+    if (state.phase === "paused" && state.pause_until_ms !== null) {
+      await this.store.putTimer({
+        agent_id: agentId,
+        kind: "wake",
+        due_at_ms: state.pause_until_ms,
+      });
+    } else {
+      await this.store.clearTimer(agentId, "wake");
+    }
+    const expiries = state.pending.flatMap((call) =>
+      call.status === "awaiting_approval" && call.approval_expires_at_ms !== null
+        ? [call.approval_expires_at_ms]
+        : [],
+    );
+    if (expiries.length > 0) {
+      await this.store.putTimer({
+        agent_id: agentId,
+        kind: "approval_expiry",
+        due_at_ms: Math.min(...expiries),
+      });
+    } else {
+      await this.store.clearTimer(agentId, "approval_expiry");
+    }
+    this.#sleep?.abort();
+  }
+
+  async #loop(): Promise<void> {
+    while (this.#running) {
+      for (const timer of await this.store.dueTimers(this.clock.now())) {
+        await this.store.clearTimer(timer.agent_id, timer.kind);
+        // A failed wake-up is not lost work: the session is still in the store, and resumes on
+        // its next activation.
+        await this.fire(timer).catch(() => undefined);
+      }
+      const next = await this.store.nextTimer();
+      const waitMs = next ? Math.max(0, next.due_at_ms - this.clock.now()) : IDLE_POLL_MS;
+      this.#sleep = new AbortController();
+      await this.clock
+        .sleep(Math.min(waitMs, IDLE_POLL_MS), this.#sleep.signal)
+        .catch(() => undefined);
+    }
+  }
+}
