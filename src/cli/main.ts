@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../core/version.js";
+import { registerBenchCommand } from "./bench/bench-command.js";
 import { registerConfigCommands } from "./config-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerTypesCommands } from "./types-command.js";
@@ -10,5 +11,6 @@ const program = new Command("holdfast")
 registerServeCommand(program);
 registerTypesCommands(program);
 registerConfigCommands(program);
+registerBenchCommand(program);
 
 await program.parseAsync(process.argv);

@@ -17,6 +17,8 @@ import { TimerLoop } from "./timer-loop.js";
 
 export interface RuntimeOptions extends ActivationSources {
   readonly clock: Clock;
+  /** Told of every activation and deactivation: for tests that check single activation. */
+  readonly observe?: { activated(agentId: string): void; deactivated(agentId: string): void };
   readonly maxActivations?: number;
   readonly mailboxCapacity?: number;
   readonly idleMs?: number;
@@ -60,6 +62,7 @@ export class AgentRuntime {
       activate: (agentId) => this.#activate(agentId),
       deactivate: async (agentId) => {
         this.#live.delete(agentId);
+        options.observe?.deactivated(agentId);
       },
     });
     this.#timers = new TimerLoop(options.store, options.clock, (timer) =>
@@ -133,6 +136,7 @@ export class AgentRuntime {
   async #activate(agentId: string): Promise<Activation> {
     const activation = await loadActivation(agentId, this.options);
     this.#live.set(agentId, activation);
+    this.options.observe?.activated(agentId);
     return activation;
   }
 

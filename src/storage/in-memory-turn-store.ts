@@ -1,8 +1,8 @@
-import { rankBm25 } from "../memory/bm25.js";
 import type { RunRecord } from "../records/agent-record.js";
 import type { CoreBlock, MessageHit, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
+import { rankBm25 } from "./bm25.js";
 import type { StepCommit, TurnStore } from "./turn-store.js";
 
 interface AgentRows {
@@ -72,7 +72,7 @@ export class InMemoryTurnStore implements TurnStore {
   }
 
   async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
-    return this.#rows(agentId).messages.slice(-limit);
+    return limit <= 0 ? [] : this.#rows(agentId).messages.slice(-limit);
   }
 
   async searchMessages(

@@ -7,6 +7,11 @@ import type { TurnStore } from "./turn-store.js";
 /**
  * A page of a list, Letta-style: ids as cursors, relative to the sort order (by creation).
  * `after` means "further along in `order`", so paging `desc` with `after` goes back in time.
+ *
+ * Creation order is insertion order, not `created_at_ms` and not id order (ids are opaque).
+ * A page is the first `limit` items, in `order`, strictly between `after` and `before`; a
+ * cursor that names no item of this list (another project's agent, a deleted message) gives
+ * an empty page, as does a `limit` below 1.
  */
 export interface PageQuery {
   after?: string | undefined;
@@ -25,6 +30,12 @@ export interface NewAgent {
  * Everything Holdfast keeps. Two implementations pass one contract suite
  * (`store.contract.ts`): SQLite (the embedded default) and in-memory (tests, DST,
  * `--store memory`). Every method validates what it reads back.
+ *
+ * Writes are all or nothing and reject with: `ValidationError` for an invalid row (checked
+ * before anything is written), `NotFoundError` for an agent that does not exist (checked
+ * first), `ConflictError` for a taken agent, message or passage id or idempotency key.
+ * Message and passage ids are unique across agents. Reads of an unknown agent give empty
+ * results, not errors.
  */
 export interface Store extends TurnStore {
   /** Creates an agent and its blocks atomically; an existing id is an error. */

@@ -5,8 +5,10 @@ import type { DatabaseSync } from "node:sqlite";
  * version `i + 1`. Never edit a released migration; append a new one.
  *
  * Rows are per agent, per block, per message and per passage (never one blob per agent). Full-
- * text search uses FTS5 tables over `messages.search_text` and `passages.text`, kept in step by
- * triggers, so deleting an agent (which cascades) also removes its rows from the indexes.
+ * text search uses contentless FTS5 tables over `messages.search_text` and `passages.text`.
+ * The store indexes a row as it inserts it, with its agent as one `owner` token (`a<agents.seq>`)
+ * so that a search matches within one agent's rows instead of filtering every agent's matches;
+ * triggers unindex deleted rows, so deleting an agent (which cascades) empties its part too.
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -37,16 +39,11 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX messages_by_agent ON messages (agent_id, seq);
   CREATE VIRTUAL TABLE messages_fts USING fts5 (
-    search_text, content = 'messages', content_rowid = 'seq'
+    owner, search_text, content = '', contentless_delete = 1
   );
-  CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
-  WHEN new.search_text IS NOT NULL BEGIN
-    INSERT INTO messages_fts (rowid, search_text) VALUES (new.seq, new.search_text);
-  END;
   CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
   WHEN old.search_text IS NOT NULL BEGIN
-    INSERT INTO messages_fts (messages_fts, rowid, search_text)
-    VALUES ('delete', old.seq, old.search_text);
+    DELETE FROM messages_fts WHERE rowid = old.seq;
   END;
 
   CREATE TABLE passages (
@@ -58,12 +55,11 @@ export const MIGRATIONS: readonly string[] = [
     created_at_ms REAL NOT NULL
   ) STRICT;
   CREATE INDEX passages_by_agent ON passages (agent_id, seq);
-  CREATE VIRTUAL TABLE passages_fts USING fts5 (text, content = 'passages', content_rowid = 'seq');
-  CREATE TRIGGER passages_fts_insert AFTER INSERT ON passages BEGIN
-    INSERT INTO passages_fts (rowid, text) VALUES (new.seq, new.text);
-  END;
+  CREATE VIRTUAL TABLE passages_fts USING fts5 (
+    owner, text, content = '', contentless_delete = 1
+  );
   CREATE TRIGGER passages_fts_delete AFTER DELETE ON passages BEGIN
-    INSERT INTO passages_fts (passages_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+    DELETE FROM passages_fts WHERE rowid = old.seq;
   END;
 
   CREATE TABLE sessions (
@@ -100,9 +96,7 @@ export const MIGRATIONS: readonly string[] = [
  * refused rather than guessed at.
  */
 export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRATIONS): number {
-  db.exec(
-    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY) STRICT",
-  );
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY) STRICT");
   const current = (): number => {
     const row = db.prepare("SELECT max(version) AS version FROM schema_migrations").get();
     return typeof row?.version === "number" ? row.version : 0;

@@ -11,6 +11,7 @@ const SQL = {
 
   insertAgent: "INSERT INTO agents (id, project_id, body) VALUES (?, ?, ?)",
   getAgent: "SELECT body FROM agents WHERE id = ?",
+  agentKey: "SELECT seq FROM agents WHERE id = ?",
   updateAgent: "UPDATE agents SET project_id = ?, body = ? WHERE id = ?",
   deleteAgent: "DELETE FROM agents WHERE id = ?",
   agentSeq: "SELECT seq FROM agents WHERE id = ? AND project_id = ?",
@@ -27,6 +28,7 @@ const SQL = {
   insertMessage: `INSERT INTO messages
     (id, agent_id, message_type, created_at, search_role, search_text, body)
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  indexMessage: "INSERT INTO messages_fts (rowid, owner, search_text) VALUES (?, ?, ?)",
   recentMessages: "SELECT body FROM messages WHERE agent_id = ? ORDER BY seq DESC LIMIT ?",
   messageSeq: "SELECT seq FROM messages WHERE id = ? AND agent_id = ?",
   messagesAsc: `SELECT body FROM messages WHERE agent_id = ? AND seq > ? AND seq < ?
@@ -36,12 +38,13 @@ const SQL = {
   countMessages: "SELECT count(*) AS n FROM messages WHERE agent_id = ?",
   searchMessages: `SELECT m.id, m.search_role AS role, m.search_text AS text, m.created_at
     FROM messages_fts JOIN messages AS m ON m.seq = messages_fts.rowid
-    WHERE messages_fts MATCH ?1 AND m.agent_id = ?2
-      AND (?3 IS NULL OR m.search_role IN (SELECT value FROM json_each(?3)))
-    ORDER BY bm25(messages_fts), m.seq LIMIT ?4`,
+    WHERE messages_fts MATCH ?1
+      AND (?2 IS NULL OR m.search_role IN (SELECT value FROM json_each(?2)))
+    ORDER BY bm25(messages_fts, 0.0, 1.0), m.seq LIMIT ?3`,
 
   insertPassage: `INSERT INTO passages (id, agent_id, text, tags, created_at_ms)
     VALUES (?, ?, ?, ?, ?)`,
+  indexPassage: "INSERT INTO passages_fts (rowid, owner, text) VALUES (?, ?, ?)",
   deletePassage: "DELETE FROM passages WHERE agent_id = ? AND id = ?",
   passageSeq: "SELECT seq FROM passages WHERE id = ? AND agent_id = ?",
   passagesAsc: `SELECT id, text, tags, created_at_ms FROM passages
@@ -50,12 +53,12 @@ const SQL = {
     WHERE agent_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
   searchPassages: `SELECT p.id, p.text, p.tags, p.created_at_ms
     FROM passages_fts JOIN passages AS p ON p.seq = passages_fts.rowid
-    WHERE passages_fts MATCH ?1 AND p.agent_id = ?2
+    WHERE passages_fts MATCH ?1
       AND NOT EXISTS (
-        SELECT 1 FROM json_each(?3) AS wanted
+        SELECT 1 FROM json_each(?2) AS wanted
         WHERE wanted.value NOT IN (SELECT value FROM json_each(p.tags))
       )
-    ORDER BY bm25(passages_fts), p.seq LIMIT ?4`,
+    ORDER BY bm25(passages_fts, 0.0, 1.0), p.seq LIMIT ?3`,
 
   putSession: `INSERT INTO sessions (agent_id, version, phase, body) VALUES (?, ?, ?, ?)
     ON CONFLICT (agent_id) DO UPDATE

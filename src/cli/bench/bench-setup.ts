@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { builtinConfig, type HoldfastConfig } from "../../config/config-file.js";
+import { systemClock } from "../../core/clock.js";
+import { randomIds } from "../../core/ids.js";
+import { createSimModel } from "../../llm/sim/sim-model.js";
+import { AgentRuntime } from "../../runtime/agent-runtime.js";
+import { newAgent } from "../../runtime/new-agent.js";
+import type { Store } from "../../storage/store.js";
+import { BUILTIN_PACKS, builtinToolCatalogue, createToolCatalogue } from "../../tools/catalogue.js";
+import { builtinToolImplementations } from "../../tools/registry.js";
+import { implementTool, success } from "../../tools/tool.js";
+import { defineTool } from "../../tools/tool-declaration.js";
+import { AgentTypeRegistry } from "../../types/registry.js";
+
+/** The trivial read tool of the benchmark's turn shape. */
+const lookupTool = implementTool(
+  defineTool({
+    name: "lookup",
+    description: "Looks a key up.",
+    parameters: z.object({ key: z.string() }),
+    risk: "read",
+  }),
+  { idempotent: true },
+  async ({ key }) => success(`value of ${key}`),
+);
+
+/**
+ * The benchmark's world: a type that offers only `lookup`, and a sim model at zero latency that
+ * answers every user message with one lookup call, then with final text.
+ */
+export function benchRuntime(store: Store): {
+  runtime: AgentRuntime;
+  createAgents(n: number): Promise<string[]>;
+} {
+  const base = builtinConfig();
+  const letta = base.registry.get("letta_v1_agent");
+  if (!letta) throw new Error("letta_v1_agent missing");
+  const benchType = {
+    ...letta,
+    name: "bench",
+    description: "benchmark: one lookup, then an answer",
+    tools: { ...letta.tools, packs: [], include: ["lookup"] },
+    memory: { ...letta.memory, blocks: [] },
+  };
+  const builtin = builtinToolCatalogue();
+  const catalogue = createToolCatalogue(
+    [...builtin.tools.values(), lookupTool.declaration],
+    BUILTIN_PACKS,
+  );
+  const config: HoldfastConfig = {
+    ...base,
+    catalogue,
+    registry: new AgentTypeRegistry([benchType]),
+  };
+  const tools = builtinToolImplementations();
+  tools.set("lookup", lookupTool);
+  const model = createSimModel({
+    script: (request, call) =>
+      request.messages.at(-1)?.role === "tool"
+        ? { text: "found it" }
+        : { toolCalls: [{ name: "lookup", args: { key: `k${call}` } }] },
+  });
+  const runtime = new AgentRuntime({
+    store,
+    config,
+    ids: randomIds,
+    tools,
+    modelFor: () => model,
+    defaultModel: "sim/bench",
+    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+    clock: systemClock,
+    maxActivations: 100_000,
+  });
+  const createAgents = async (n: number) => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i += 1) {
+      const created = newAgent({ name: `bench-${i}`, type: benchType }, randomIds, Date.now());
+      await store.createAgent(created);
+      ids.push(created.agent.id);
+    }
+    return ids;
+  };
+  return { runtime, createAgents };
+}

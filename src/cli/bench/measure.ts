@@ -1,0 +1,36 @@
+import { performance } from "node:perf_hooks";
+
+/** Percentile of sorted samples (nearest rank). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] ?? Number.NaN;
+}
+
+export interface Timings {
+  count: number;
+  totalMs: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export function summarize(samplesMs: readonly number[], totalMs: number): Timings {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  return {
+    count: samplesMs.length,
+    totalMs,
+    perSecond: (samplesMs.length / totalMs) * 1000,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+  };
+}
+
+/** Runs `fn`, returning how long it took in milliseconds. */
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+export const rssMb = () => process.memoryUsage().rss / (1024 * 1024);

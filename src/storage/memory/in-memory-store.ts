@@ -1,0 +1,318 @@
+import { ConflictError, NotFoundError } from "../../core/errors.js";
+import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
+import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
+import type { AgentMessage } from "../../records/messages.js";
+import type { SessionState } from "../../records/session-state.js";
+import { rankBm25 } from "../bm25.js";
+import { searchableText } from "../in-memory-turn-store.js";
+import type { NewAgent, PageQuery, Store } from "../store.js";
+import { parseInput, validateNewAgent, validateStep } from "../store-rows.js";
+import type { StepCommit } from "../turn-store.js";
+
+interface AgentRows {
+  record: AgentRecord;
+  /** By label, in the order the labels were first written (a Map keeps that order). */
+  blocks: Map<string, CoreBlock>;
+  messages: AgentMessage[];
+  passages: Passage[];
+  session: SessionState | null;
+}
+
+/**
+ * A full Store in process memory: for tests, deterministic simulation and `--store memory`.
+ * It copies everything on the way in and out, so callers never share objects with it, and it
+ * checks a whole write before applying any of it, so a failed write changes nothing.
+ */
+export function createInMemoryStore(): Store {
+  return new InMemoryStore();
+}
+
+/** A page of `items` (kept in creation order) by Letta's rules; an unknown cursor gives []. */
+function pageOf<T extends { id: string }>(items: readonly T[], page: PageQuery): T[] {
+  const limit = Math.floor(page.limit);
+  if (!(limit > 0)) return [];
+  const ordered = page.order === "asc" ? items : [...items].reverse();
+  const indexOf = (id: string | undefined, missing: number): number | null => {
+    if (id === undefined) return missing;
+    const index = ordered.findIndex((item) => item.id === id);
+    return index < 0 ? null : index;
+  };
+  const after = indexOf(page.after, -1);
+  const before = indexOf(page.before, ordered.length);
+  if (after === null || before === null) return [];
+  return ordered.slice(after + 1, Math.max(after + 1, before)).slice(0, limit);
+}
+
+/** A key for maps keyed by an agent and one of its names (a timer kind, an idempotency key). */
+function pairKey(agentId: string, name: string): string {
+  return `${agentId}\u0000${name}`;
+}
+
+function byDueTime(a: TimerRecord, b: TimerRecord): number {
+  return (
+    a.due_at_ms - b.due_at_ms ||
+    (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0) ||
+    (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0)
+  );
+}
+
+/** A deep copy; one parameter, so that it is safe to pass to `map`. */
+function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/**
+ * Members are TypeScript-private rather than `#private` so that a store can be decorated with
+ * `Object.create(store, …)` (tests do, to inject failures): `#` members refuse such receivers.
+ */
+class InMemoryStore implements Store {
+  /** In creation order (a Map keeps insertion order). */
+  private readonly agents = new Map<string, AgentRows>();
+  /** Message and passage ids are unique across agents, as in the SQLite store. */
+  private readonly messageIds = new Set<string>();
+  private readonly passageIds = new Set<string>();
+  private readonly runs = new Map<string, RunRecord>();
+  /** Run ids by agent and idempotency key. */
+  private readonly runKeys = new Map<string, string>();
+  private readonly timers = new Map<string, TimerRecord>();
+
+  private agent(agentId: string): AgentRows {
+    const rows = this.agents.get(agentId);
+    if (!rows) throw new NotFoundError("agent", agentId);
+    return rows;
+  }
+
+  async createAgent(created: NewAgent): Promise<void> {
+    const { agent, blocks } = copy(validateNewAgent(created));
+    if (this.agents.has(agent.id)) {
+      throw new ConflictError(`agent '${agent.id}' already exists`);
+    }
+    this.agents.set(agent.id, {
+      record: agent,
+      blocks: new Map(blocks.map((block) => [block.label, block])),
+      messages: [],
+      passages: [],
+      session: null,
+    });
+  }
+
+  async getAgent(id: string): Promise<AgentRecord | null> {
+    const rows = this.agents.get(id);
+    return rows ? copy(rows.record) : null;
+  }
+
+  async updateAgent(agent: AgentRecord): Promise<void> {
+    const record = copy(parseInput(AgentRecord, agent, ["agent"]));
+    this.agent(record.id).record = record;
+  }
+
+  async deleteAgent(id: string): Promise<boolean> {
+    const rows = this.agents.get(id);
+    if (!rows) return false;
+    for (const message of rows.messages) this.messageIds.delete(message.id);
+    for (const passage of rows.passages) this.passageIds.delete(passage.id);
+    for (const run of [...this.runs.values()]) if (run.agent_id === id) this.deleteRun(run.id);
+    for (const [key, timer] of this.timers) if (timer.agent_id === id) this.timers.delete(key);
+    this.agents.delete(id);
+    return true;
+  }
+
+  async listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]> {
+    const records = [...this.agents.values()]
+      .map((rows) => rows.record)
+      .filter((record) => record.project_id === projectId);
+    return pageOf(records, page).map(copy);
+  }
+
+  async putBlock(agentId: string, block: CoreBlock): Promise<void> {
+    const parsed = copy(parseInput(CoreBlock, block, ["block"]));
+    this.agent(agentId).blocks.set(parsed.label, parsed);
+  }
+
+  async deleteBlock(agentId: string, label: string): Promise<boolean> {
+    return this.agents.get(agentId)?.blocks.delete(label) ?? false;
+  }
+
+  async loadBlocks(agentId: string): Promise<CoreBlock[]> {
+    return [...(this.agents.get(agentId)?.blocks.values() ?? [])].map(copy);
+  }
+
+  async commit(step: StepCommit): Promise<void> {
+    const { agentId, state, messages, memory, run } = copy(validateStep(step));
+    const rows = this.agent(agentId);
+    for (const message of messages) {
+      if (this.messageIds.has(message.id)) {
+        throw new ConflictError(`message '${message.id}' already exists`);
+      }
+    }
+    this.checkNewPassages(memory.passages);
+    if (run) this.checkRunKey(run);
+    // Everything is checked: from here on nothing can fail, so the commit is all or nothing.
+    for (const message of messages) this.messageIds.add(message.id);
+    rows.messages.push(...messages);
+    for (const block of memory.blocks) rows.blocks.set(block.label, block);
+    this.addPassages(rows, memory.passages);
+    rows.session = state;
+    if (run) this.setRun(run);
+  }
+
+  async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
+    const count = Math.floor(limit);
+    if (!(count > 0)) return [];
+    return (this.agents.get(agentId)?.messages.slice(-count) ?? []).map(copy);
+  }
+
+  async listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]> {
+    return pageOf(this.agents.get(agentId)?.messages ?? [], page).map(copy);
+  }
+
+  async countMessages(agentId: string): Promise<number> {
+    return this.agents.get(agentId)?.messages.length ?? 0;
+  }
+
+  async searchMessages(
+    agentId: string,
+    query: string,
+    options: { roles?: readonly string[]; limit: number },
+  ): Promise<MessageHit[]> {
+    const messages = this.agents.get(agentId)?.messages ?? [];
+    const hits = messages.flatMap((message): MessageHit[] => {
+      const found = searchableText(message);
+      if (!found || (options.roles && !options.roles.includes(found.role))) return [];
+      return [{ id: message.id, ...found, created_at_ms: Date.parse(message.date) }];
+    });
+    const limit = Math.max(0, Math.floor(options.limit));
+    const texts = hits.map((hit) => hit.text);
+    return rankBm25(query, texts, limit).map((i) => ({ ...(hits[i] as MessageHit) }));
+  }
+
+  async searchPassages(
+    agentId: string,
+    query: string,
+    options: { tags?: readonly string[]; topK: number },
+  ): Promise<Passage[]> {
+    const tags = options.tags;
+    const pool = (this.agents.get(agentId)?.passages ?? []).filter(
+      (passage) => !tags || tags.every((tag) => passage.tags.includes(tag)),
+    );
+    const limit = Math.max(0, Math.floor(options.topK));
+    const texts = pool.map((passage) => passage.text);
+    return rankBm25(query, texts, limit).map((i) => copy(pool[i] as Passage));
+  }
+
+  async insertPassages(agentId: string, passages: readonly Passage[]): Promise<void> {
+    const parsed = copy(passages.map((p, i) => parseInput(Passage, p, ["passages", i])));
+    const rows = this.agent(agentId);
+    this.checkNewPassages(parsed);
+    this.addPassages(rows, parsed);
+  }
+
+  private checkNewPassages(passages: readonly Passage[]): void {
+    const seen = new Set<string>();
+    for (const passage of passages) {
+      if (this.passageIds.has(passage.id) || seen.has(passage.id)) {
+        throw new ConflictError(`passage '${passage.id}' already exists`);
+      }
+      seen.add(passage.id);
+    }
+  }
+
+  private addPassages(rows: AgentRows, passages: readonly Passage[]): void {
+    for (const passage of passages) this.passageIds.add(passage.id);
+    rows.passages.push(...passages);
+  }
+
+  async listPassages(agentId: string, page: PageQuery): Promise<Passage[]> {
+    return pageOf(this.agents.get(agentId)?.passages ?? [], page).map(copy);
+  }
+
+  async deletePassage(agentId: string, passageId: string): Promise<boolean> {
+    const rows = this.agents.get(agentId);
+    const index = rows?.passages.findIndex((passage) => passage.id === passageId) ?? -1;
+    if (!rows || index < 0) return false;
+    rows.passages.splice(index, 1);
+    this.passageIds.delete(passageId);
+    return true;
+  }
+
+  async loadSession(agentId: string): Promise<SessionState | null> {
+    const session = this.agents.get(agentId)?.session;
+    return session ? copy(session) : null;
+  }
+
+  async interruptedSessions(): Promise<string[]> {
+    return [...this.agents.entries()]
+      .filter(([, rows]) => rows.session?.phase === "running")
+      .map(([id]) => id)
+      .sort();
+  }
+
+  async putRun(run: RunRecord): Promise<void> {
+    const parsed = copy(parseInput(RunRecord, run, ["run"]));
+    this.agent(parsed.agent_id);
+    this.checkRunKey(parsed);
+    this.setRun(parsed);
+  }
+
+  private setRun(run: RunRecord): void {
+    this.deleteRun(run.id);
+    this.runs.set(run.id, run);
+    if (run.idempotency_key !== null) {
+      this.runKeys.set(pairKey(run.agent_id, run.idempotency_key), run.id);
+    }
+  }
+
+  private deleteRun(runId: string): void {
+    const run = this.runs.get(runId);
+    if (run?.idempotency_key != null) {
+      this.runKeys.delete(pairKey(run.agent_id, run.idempotency_key));
+    }
+    this.runs.delete(runId);
+  }
+
+  /** A run's idempotency key may start only one run of its agent. */
+  private checkRunKey(run: RunRecord): void {
+    if (run.idempotency_key === null) return;
+    const holder = this.runWithKey(run.agent_id, run.idempotency_key);
+    if (holder && holder.id !== run.id) {
+      throw new ConflictError(`idempotency key '${run.idempotency_key}' already started a run`);
+    }
+  }
+
+  private runWithKey(agentId: string, key: string): RunRecord | undefined {
+    const runId = this.runKeys.get(pairKey(agentId, key));
+    return runId === undefined ? undefined : this.runs.get(runId);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const run = this.runs.get(runId);
+    return run ? copy(run) : null;
+  }
+
+  async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {
+    const run = this.runWithKey(agentId, key);
+    return run ? copy(run) : null;
+  }
+
+  async putTimer(timer: TimerRecord): Promise<void> {
+    const parsed = copy(parseInput(TimerRecord, timer, ["timer"]));
+    this.agent(parsed.agent_id);
+    this.timers.set(pairKey(parsed.agent_id, parsed.kind), parsed);
+  }
+
+  async clearTimer(agentId: string, kind: TimerRecord["kind"]): Promise<void> {
+    this.timers.delete(pairKey(agentId, kind));
+  }
+
+  async dueTimers(nowMs: number): Promise<TimerRecord[]> {
+    const due = [...this.timers.values()].filter((timer) => timer.due_at_ms <= nowMs);
+    return due.sort(byDueTime).map(copy);
+  }
+
+  async nextTimer(): Promise<TimerRecord | null> {
+    const timers = [...this.timers.values()].sort(byDueTime);
+    return timers[0] ? copy(timers[0]) : null;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,37 @@
+import { DatabaseSync } from "node:sqlite";
+import { describe, expect, it } from "vitest";
+import { MIGRATIONS, migrate } from "./migrations.js";
+
+const versions = (db: DatabaseSync) =>
+  db
+    .prepare("SELECT version FROM schema_migrations ORDER BY version")
+    .all()
+    .map((r) => r.version);
+
+describe("SQLite migrations", () => {
+  it("applies each migration once, however often it runs", () => {
+    const db = new DatabaseSync(":memory:");
+    const extra = [...MIGRATIONS, "CREATE TABLE extra (x INTEGER) STRICT"];
+    expect(migrate(db)).toBe(MIGRATIONS.length);
+    expect(migrate(db, extra)).toBe(extra.length);
+    expect(migrate(db, extra)).toBe(extra.length);
+    expect(versions(db)).toEqual(extra.map((_, i) => i + 1));
+    db.close();
+  });
+
+  it("rolls back a failing migration and keeps the versions before it", () => {
+    const db = new DatabaseSync(":memory:");
+    const broken = [...MIGRATIONS, "CREATE TABLE half (x INTEGER); SELECT * FROM nowhere"];
+    expect(() => migrate(db, broken)).toThrow(/nowhere/);
+    expect(versions(db)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();
+    db.close();
+  });
+
+  it("refuses a database written by a newer schema than it knows", () => {
+    const db = new DatabaseSync(":memory:");
+    migrate(db, [...MIGRATIONS, "CREATE TABLE later (x INTEGER) STRICT"]);
+    expect(() => migrate(db)).toThrow(/schema version/);
+    db.close();
+  });
+});

@@ -1,0 +1,298 @@
+import { DatabaseSync } from "node:sqlite";
+import { NotFoundError } from "../../core/errors.js";
+import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
+import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
+import { AgentMessage } from "../../records/messages.js";
+import type { SessionState } from "../../records/session-state.js";
+import { searchableText } from "../in-memory-turn-store.js";
+import type { NewAgent, PageQuery, Store } from "../store.js";
+import { parseInput, validateNewAgent, validateStep } from "../store-rows.js";
+import type { StepCommit } from "../turn-store.js";
+import { migrate } from "./migrations.js";
+import {
+  bodies,
+  body,
+  changed,
+  hitOf,
+  matchExpression,
+  ownerToken,
+  pageBounds,
+  passageOf,
+  seqFrom,
+  sessionOf,
+  storageError,
+  text,
+  timerOf,
+} from "./rows.js";
+import { prepareStatements, type Statements } from "./statements.js";
+
+/** How long a writer waits for another process's lock before the store reports busy. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens (creating if need be) a SQLite store at `path`, or in memory for `":memory:"`, and
+ * brings its schema up to date.
+ *
+ * @example
+ * const store = await openSqliteStore("data/holdfast.db");
+ * await store.createAgent({ agent, blocks });
+ */
+export async function openSqliteStore(path: string): Promise<Store> {
+  const db = new DatabaseSync(path, {
+    timeout: BUSY_TIMEOUT_MS,
+    enableForeignKeyConstraints: true,
+  });
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    migrate(db);
+    return new SqliteStore(db, prepareStatements(db));
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * The Store over one SQLite connection. Every write is one `BEGIN IMMEDIATE` transaction.
+ * Members are TypeScript-private rather than `#private` so that a store can be decorated with
+ * `Object.create(store, …)` (tests do, to inject failures): `#` members refuse such receivers.
+ */
+class SqliteStore implements Store {
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly sql: Statements,
+  ) {}
+
+  /**
+   * Runs `work` in one transaction; on any error rolls it back and maps the error. Given the
+   * id of an agent that must exist, a missing agent is reported before anything else, and
+   * `work` gets the agent's key (its `seq`, which marks its rows in the full-text indexes).
+   */
+  private transaction<T>(work: (agentKey: number) => T, agentId?: string): T {
+    try {
+      this.sql.begin.run();
+    } catch (error) {
+      throw storageError(error, agentId);
+    }
+    try {
+      const agentKey = agentId === undefined ? 0 : seqFrom(this.sql.agentKey, agentId);
+      if (agentKey === null) throw new NotFoundError("agent", agentId as string);
+      const result = work(agentKey);
+      this.sql.commit.run();
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.sql.rollback.run();
+      throw storageError(error, agentId);
+    }
+  }
+
+  async createAgent(created: NewAgent): Promise<void> {
+    const { agent, blocks } = validateNewAgent(created);
+    this.transaction(() => {
+      this.sql.insertAgent.run(agent.id, agent.project_id, JSON.stringify(agent));
+      for (const block of blocks) {
+        this.sql.putBlock.run(agent.id, block.label, JSON.stringify(block));
+      }
+    });
+  }
+
+  async getAgent(id: string): Promise<AgentRecord | null> {
+    return body(this.sql.getAgent.get(id), AgentRecord, "agent");
+  }
+
+  async updateAgent(agent: AgentRecord): Promise<void> {
+    const record = parseInput(AgentRecord, agent, ["agent"]);
+    const result = this.transaction(() =>
+      this.sql.updateAgent.run(record.project_id, JSON.stringify(record), record.id),
+    );
+    if (!changed(result)) throw new NotFoundError("agent", record.id);
+  }
+
+  async deleteAgent(id: string): Promise<boolean> {
+    return changed(this.transaction(() => this.sql.deleteAgent.run(id)));
+  }
+
+  async listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]> {
+    const bounds = pageBounds(page, (id) => seqFrom(this.sql.agentSeq, id, projectId));
+    if (!bounds) return [];
+    const statement = page.order === "asc" ? this.sql.agentsAsc : this.sql.agentsDesc;
+    const rows = statement.all(projectId, bounds.lower, bounds.upper, bounds.limit);
+    return bodies(rows, AgentRecord, "agent");
+  }
+
+  async putBlock(agentId: string, block: CoreBlock): Promise<void> {
+    const parsed = parseInput(CoreBlock, block, ["block"]);
+    this.transaction(
+      () => this.sql.putBlock.run(agentId, parsed.label, JSON.stringify(parsed)),
+      agentId,
+    );
+  }
+
+  async deleteBlock(agentId: string, label: string): Promise<boolean> {
+    return changed(this.transaction(() => this.sql.deleteBlock.run(agentId, label)));
+  }
+
+  async loadBlocks(agentId: string): Promise<CoreBlock[]> {
+    return bodies(this.sql.loadBlocks.all(agentId), CoreBlock, "block");
+  }
+
+  async commit(step: StepCommit): Promise<void> {
+    const { agentId, state, messages, memory, run } = validateStep(step);
+    const stateJson = JSON.stringify(state);
+    this.transaction((agentKey) => {
+      for (const message of messages) this.writeMessage(agentKey, agentId, message);
+      for (const block of memory.blocks) {
+        this.sql.putBlock.run(agentId, block.label, JSON.stringify(block));
+      }
+      for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
+      this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
+      if (run) this.writeRun(run);
+    }, agentId);
+  }
+
+  private writeMessage(agentKey: number, agentId: string, message: AgentMessage): void {
+    const found = searchableText(message);
+    const { lastInsertRowid } = this.sql.insertMessage.run(
+      message.id,
+      agentId,
+      message.message_type,
+      message.date,
+      found?.role ?? null,
+      found?.text ?? null,
+      JSON.stringify(message),
+    );
+    if (found) this.sql.indexMessage.run(lastInsertRowid, ownerToken(agentKey), found.text);
+  }
+
+  async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
+    const count = Math.floor(limit);
+    if (!(count > 0)) return [];
+    const rows = this.sql.recentMessages.all(agentId, count);
+    return bodies(rows, AgentMessage, "message").reverse();
+  }
+
+  async listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]> {
+    const bounds = pageBounds(page, (id) => seqFrom(this.sql.messageSeq, id, agentId));
+    if (!bounds) return [];
+    const statement = page.order === "asc" ? this.sql.messagesAsc : this.sql.messagesDesc;
+    const rows = statement.all(agentId, bounds.lower, bounds.upper, bounds.limit);
+    return bodies(rows, AgentMessage, "message");
+  }
+
+  async countMessages(agentId: string): Promise<number> {
+    return Number(this.sql.countMessages.get(agentId)?.n ?? 0);
+  }
+
+  async searchMessages(
+    agentId: string,
+    query: string,
+    options: { roles?: readonly string[]; limit: number },
+  ): Promise<MessageHit[]> {
+    const match = this.match(agentId, query, "search_text");
+    const limit = Math.floor(options.limit);
+    if (match === null || !(limit > 0)) return [];
+    const roles = options.roles === undefined ? null : JSON.stringify(options.roles);
+    return this.sql.searchMessages.all(match, roles, limit).map(hitOf);
+  }
+
+  async searchPassages(
+    agentId: string,
+    query: string,
+    options: { tags?: readonly string[]; topK: number },
+  ): Promise<Passage[]> {
+    const match = this.match(agentId, query, "text");
+    const limit = Math.floor(options.topK);
+    if (match === null || !(limit > 0)) return [];
+    const tags = options.tags === undefined ? null : JSON.stringify(options.tags);
+    return this.sql.searchPassages.all(match, tags, limit).map(passageOf);
+  }
+
+  /** The MATCH expression for a search of one agent's rows; null if nothing can match. */
+  private match(agentId: string, query: string, column: string): string | null {
+    const agentSeq = seqFrom(this.sql.agentKey, agentId);
+    return agentSeq === null ? null : matchExpression(query, column, agentSeq);
+  }
+
+  async insertPassages(agentId: string, passages: readonly Passage[]): Promise<void> {
+    const parsed = passages.map((passage, i) => parseInput(Passage, passage, ["passages", i]));
+    this.transaction((agentKey) => {
+      for (const passage of parsed) this.writePassage(agentKey, agentId, passage);
+    }, agentId);
+  }
+
+  private writePassage(agentKey: number, agentId: string, passage: Passage): void {
+    const tags = JSON.stringify(passage.tags);
+    const { lastInsertRowid } = this.sql.insertPassage.run(
+      passage.id,
+      agentId,
+      passage.text,
+      tags,
+      passage.created_at_ms,
+    );
+    this.sql.indexPassage.run(lastInsertRowid, ownerToken(agentKey), passage.text);
+  }
+
+  async listPassages(agentId: string, page: PageQuery): Promise<Passage[]> {
+    const bounds = pageBounds(page, (id) => seqFrom(this.sql.passageSeq, id, agentId));
+    if (!bounds) return [];
+    const statement = page.order === "asc" ? this.sql.passagesAsc : this.sql.passagesDesc;
+    return statement.all(agentId, bounds.lower, bounds.upper, bounds.limit).map(passageOf);
+  }
+
+  async deletePassage(agentId: string, passageId: string): Promise<boolean> {
+    const result = this.transaction(() => this.sql.deletePassage.run(agentId, passageId));
+    return changed(result);
+  }
+
+  async loadSession(agentId: string): Promise<SessionState | null> {
+    return sessionOf(this.sql.loadSession.get(agentId));
+  }
+
+  async interruptedSessions(): Promise<string[]> {
+    return this.sql.interruptedSessions.all().map((row) => text(row, "agent_id"));
+  }
+
+  async putRun(run: RunRecord): Promise<void> {
+    const parsed = parseInput(RunRecord, run, ["run"]);
+    this.transaction(() => this.writeRun(parsed), parsed.agent_id);
+  }
+
+  private writeRun(run: RunRecord): void {
+    this.sql.putRun.run(run.id, run.agent_id, run.idempotency_key, JSON.stringify(run));
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    return body(this.sql.getRun.get(runId), RunRecord, "run");
+  }
+
+  async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {
+    return body(this.sql.findRunByKey.get(agentId, key), RunRecord, "run");
+  }
+
+  async putTimer(timer: TimerRecord): Promise<void> {
+    const parsed = parseInput(TimerRecord, timer, ["timer"]);
+    this.transaction(
+      () => this.sql.putTimer.run(parsed.agent_id, parsed.kind, parsed.due_at_ms),
+      parsed.agent_id,
+    );
+  }
+
+  async clearTimer(agentId: string, kind: TimerRecord["kind"]): Promise<void> {
+    this.transaction(() => this.sql.clearTimer.run(agentId, kind));
+  }
+
+  async dueTimers(nowMs: number): Promise<TimerRecord[]> {
+    return this.sql.dueTimers.all(nowMs).map(timerOf);
+  }
+
+  async nextTimer(): Promise<TimerRecord | null> {
+    const row = this.sql.nextTimer.get();
+    return row === undefined ? null : timerOf(row);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.isOpen) this.db.close();
+  }
+}

@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe } from "vitest";
+import { agentCases } from "./contract/agent-cases.js";
+import {
+  agentRecord,
+  block,
+  type ContractContext,
+  type StoreContractOptions,
+  step,
+  userMessage,
+} from "./contract/fixtures.js";
+import { historyCases } from "./contract/history-cases.js";
+import { stateCases } from "./contract/state-cases.js";
+import type { Store } from "./store.js";
+
+export type { StoreContractOptions } from "./contract/fixtures.js";
+
+/**
+ * The tests every Store must pass, declared as `describe(name, …)`. `open` gives a new, empty
+ * store for each test; with `options.reopen`, data is also checked to survive close and reopen.
+ * The cases live in `contract/`, by area; this wires them to a store.
+ *
+ * @example
+ * storeContract("in-memory store", async () => createInMemoryStore());
+ * storeContract("SQLite store", () => openSqliteStore(":memory:"));
+ */
+export function storeContract(
+  name: string,
+  open: () => Promise<Store>,
+  options: StoreContractOptions = {},
+): void {
+  describe(name, () => {
+    let counter = 0;
+    const t: ContractContext = {
+      store: undefined as unknown as Store,
+      fresh: (prefix) => `${prefix}-${++counter}`,
+      async createAgent(id = t.fresh("agent"), projectId = "project-1") {
+        const blocks = [block("persona"), block("human")];
+        await t.store.createAgent({ agent: agentRecord(id, projectId), blocks });
+        return id;
+      },
+      async say(agentId, ...texts) {
+        const made: string[] = [];
+        for (const text of texts) {
+          const id = t.fresh("message");
+          await t.store.commit(step(agentId, { messages: [userMessage(id, text)] }));
+          made.push(id);
+        }
+        return made;
+      },
+    };
+
+    beforeEach(async () => {
+      t.store = await open();
+    });
+    afterEach(async () => {
+      await t.store.close();
+    });
+
+    agentCases(t);
+    historyCases(t);
+    stateCases(t, options);
+  });
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../src/core/manual-clock.js";
+import { createSimModel } from "../src/llm/sim/sim-model.js";
+import { PendingApprovalError } from "../src/runtime/agent-runtime.js";
+import { createInMemoryStore } from "../src/storage/memory/in-memory-store.js";
+import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.js";
+import type { Store } from "../src/storage/store.js";
+import { runtimeKit } from "./support/runtime-kit.js";
+
+const dirs: string[] = [];
+const dbPath = () => {
+  const dir = mkdtempSync(join(tmpdir(), "holdfast-runtime-"));
+  dirs.push(dir);
+  return join(dir, "holdfast.db");
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const userContents = async (store: Store, agentId: string) =>
+  (await store.listMessages(agentId, { limit: 1000, order: "asc" })).flatMap((m) =>
+    m.message_type === "user_message" ? [m.content] : [],
+  );
+
+describe.each([
+  ["in-memory", async () => createInMemoryStore()],
+  ["sqlite", async () => openSqliteStore(":memory:")],
+])("the agent runtime on the %s store", (_name, open) => {
+  it("handles concurrent messages to one agent in order, each exactly once", async () => {
+    const store = await open();
+    const { runtime, create } = runtimeKit(store);
+    const id = await create("letta_v1_agent");
+    const sent = Array.from({ length: 12 }, (_, i) => `message ${i}`);
+    const outcomes = await Promise.all(sent.map((content) => runtime.sendMessage(id, { content })));
+    expect(outcomes.every((o) => !o.duplicate && o.result.stopReason === "end_turn")).toBe(true);
+    expect(await userContents(store, id)).toEqual(sent);
+    await runtime.shutdown();
+  });
+
+  it("answers a retried message (same otid) from the first run instead of running it again", async () => {
+    const store = await open();
+    const { runtime, create } = runtimeKit(store);
+    const id = await create("letta_v1_agent");
+    const first = await runtime.sendMessage(id, { content: "hello", otid: "otid-1" });
+    const again = await runtime.sendMessage(id, { content: "hello", otid: "otid-1" });
+    expect(again.duplicate).toBe(true);
+    expect(again.duplicate && again.run.id).toBe(first.duplicate ? "" : first.result.state.run_id);
+    expect(await userContents(store, id)).toEqual(["hello"]);
+    await runtime.shutdown();
+  });
+
+  it("refuses a new message while an approval is pending, as Letta does", async () => {
+    const store = await open();
+    const model = createSimModel({
+      script: () => ({ toolCalls: [{ name: "shell", args: { command: "ls" } }] }),
+    });
+    const { runtime, create } = runtimeKit(store, { model });
+    const id = await create("react_agent");
+    const asked = await runtime.sendMessage(id, { content: "run: ls" });
+    expect(!asked.duplicate && asked.result.stopReason).toBe("requires_approval");
+    await expect(runtime.sendMessage(id, { content: "again" })).rejects.toBeInstanceOf(
+      PendingApprovalError,
+    );
+    await runtime.shutdown();
+  });
+
+  it("cancels the run in progress", async () => {
+    const store = await open();
+    const clock = new ManualClock();
+    const model = createSimModel({ latency: { clock, ms: 1000 } });
+    const { runtime, create } = runtimeKit(store, { clock, model });
+    const id = await create("letta_v1_agent");
+    const running = runtime.sendMessage(id, { content: "slow" });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(runtime.cancel(id)).toBe(true);
+    const outcome = await running;
+    expect(!outcome.duplicate && outcome.result.stopReason).toBe("cancelled");
+    await runtime.shutdown();
+  });
+});
+
+describe("durability across restarts (SQLite file)", () => {
+  it("wakes a paused session at its time after a restart", async () => {
+    const path = dbPath();
+    const clock = new ManualClock();
+    const script = [
+      {
+        toolCalls: [{ name: "pause_heartbeats", args: { minutes: 10, request_heartbeat: false } }],
+      },
+      {
+        toolCalls: [
+          { name: "send_message", args: { message: "I am back", request_heartbeat: false } },
+        ],
+      },
+    ];
+    const first = runtimeKit(await openSqliteStore(path), {
+      clock,
+      model: createSimModel({ script }),
+    });
+    const id = await first.create("memgpt_agent");
+    const paused = await first.runtime.sendMessage(id, { content: "rest a while" });
+    expect(!paused.duplicate && paused.result.state.phase).toBe("paused");
+    await first.runtime.shutdown();
+
+    const store = await openSqliteStore(path);
+    const model = createSimModel({ script: [script[1] ?? {}] });
+    const second = runtimeKit(store, { clock, model, idPrefix: "second" });
+    await second.runtime.start();
+    clock.advance(10 * 60_000);
+    for (let i = 0; i < 50 && (await store.loadSession(id))?.phase !== "idle"; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const session = await store.loadSession(id);
+    expect(session?.phase).toBe("idle");
+    const last = (await store.listMessages(id, { limit: 3, order: "desc" })).map(
+      (m) => m.message_type,
+    );
+    expect(last).toContain("tool_call_message");
+    await second.runtime.shutdown();
+  });
+
+  it("resumes a session that a crash interrupted when the server starts again", async () => {
+    const path = dbPath();
+    const store = await openSqliteStore(path);
+    let commits = 0;
+    const crashing: Store = Object.create(store, {
+      commit: {
+        value: async (...args: Parameters<Store["commit"]>) => {
+          commits += 1;
+          if (commits === 3) throw new Error("power cut");
+          return store.commit(...args);
+        },
+      },
+    });
+    const first = runtimeKit(crashing);
+    const id = await first.create("memgpt_agent");
+    await expect(first.runtime.sendMessage(id, { content: "My name is Ada" })).rejects.toThrow(
+      "power cut",
+    );
+    expect((await store.loadSession(id))?.phase).toBe("running");
+
+    const second = runtimeKit(await openSqliteStore(path), { idPrefix: "second" });
+    await second.runtime.start();
+    const reopened = await openSqliteStore(path);
+    expect((await reopened.loadSession(id))?.phase).toBe("idle");
+    const human = (await reopened.loadBlocks(id)).find((b) => b.label === "human");
+    expect(human?.value).toBe("My name is Ada");
+    await second.runtime.shutdown();
+  });
+});
