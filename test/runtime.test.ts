@@ -151,3 +151,32 @@ describe("durability across restarts (SQLite file)", () => {
     await second.runtime.shutdown();
   });
 });
+
+describe("an interrupted turn and a new message", () => {
+  it("finishes the interrupted turn before it takes the new message", async () => {
+    const store = createInMemoryStore();
+    let commits = 0;
+    const crashing: Store = Object.create(store, {
+      commit: {
+        value: async (...args: Parameters<Store["commit"]>) => {
+          commits += 1;
+          if (commits === 3) throw new Error("power cut");
+          return store.commit(...args);
+        },
+      },
+    });
+    const first = runtimeKit(crashing);
+    const id = await first.create("letta_v1_agent");
+    await expect(first.runtime.sendMessage(id, { content: "first" })).rejects.toThrow("power cut");
+    const second = runtimeKit(store, { idPrefix: "second" });
+    const outcome = await second.runtime.sendMessage(id, { content: "second" });
+    expect(!outcome.duplicate && outcome.result.stopReason).toBe("end_turn");
+    const types = (await store.listMessages(id, { limit: 100, order: "asc" })).map((m) =>
+      m.message_type === "user_message" ? `user:${m.content}` : m.message_type,
+    );
+    expect(types.indexOf("user:second")).toBeGreaterThan(
+      types.lastIndexOf("assistant_message") - 2,
+    );
+    expect(types.filter((t) => t === "assistant_message")).toHaveLength(2);
+  });
+});

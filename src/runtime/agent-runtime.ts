@@ -92,6 +92,7 @@ export class AgentRuntime {
         const seen = await this.options.store.findRunByKey(agentId, input.otid);
         if (seen) return { duplicate: true, run: seen };
       }
+      await this.#finishInterrupted(activation);
       if (activation.state.phase === "awaiting_approval") {
         const waiting = activation.state.pending.filter((c) => c.status === "awaiting_approval");
         throw new PendingApprovalError(waiting.map((c) => c.tool_call.tool_call_id));
@@ -105,11 +106,12 @@ export class AgentRuntime {
 
   /** Answers the approvals an agent waits for; the turn runs on. */
   submitApprovals(agentId: string, decisions: readonly ApprovalDecision[], run: RunOptions = {}) {
-    return this.#dispatcher.submit(agentId, (activation) =>
-      this.#run(activation, run, (deps) =>
+    return this.#dispatcher.submit(agentId, async (activation) => {
+      await this.#finishInterrupted(activation);
+      return this.#run(activation, run, (deps) =>
         submitApprovals(activation.agent, activation.state, decisions, deps),
-      ),
-    );
+      );
+    });
   }
 
   /** Carries an agent's session on from its checkpoint (after a crash, or an expired approval). */
@@ -172,6 +174,14 @@ export class AgentRuntime {
       activation.controller = null;
       activation.runDeps = null;
     }
+  }
+
+  /** A turn a crash interrupted finishes before anything new starts on the agent. */
+  async #finishInterrupted(activation: Activation): Promise<void> {
+    if (activation.state.phase !== "running") return;
+    await this.#run(activation, {}, (deps) =>
+      resumeSession(activation.agent, activation.state, deps),
+    );
   }
 
   async #runOnTimer(activation: Activation): Promise<void> {
