@@ -160,7 +160,7 @@ describe("an interrupted turn and a new message", () => {
       commit: {
         value: async (...args: Parameters<Store["commit"]>) => {
           commits += 1;
-          if (commits === 3) throw new Error("power cut");
+          if (commits === 2) throw new Error("power cut");
           return store.commit(...args);
         },
       },

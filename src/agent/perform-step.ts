@@ -12,7 +12,7 @@ import { buildRequest } from "./prompt.js";
 import type { TurnContext } from "./run-turn.js";
 import { allowedByRules, mustCallTool } from "./tool-rules.js";
 
-const DEFAULT_HISTORY_LIMIT = 200;
+export const DEFAULT_HISTORY_LIMIT = 200;
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 /** Does one step's I/O and returns what to commit. Everything it decides, it leaves to apply. */
@@ -82,9 +82,8 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   const caps = agent.config.capabilities;
   const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
   const forced = caps.reply_via === "send_message" || mustCallTool(agent.config.rules, ruleState);
-  const history = caps.include_history
-    ? await deps.store.recentMessages(agent.id, deps.historyLimit ?? DEFAULT_HISTORY_LIMIT)
-    : await currentTurnOnly(ctx, state);
+  const recent = await recentHistory(ctx);
+  const history = caps.include_history ? recent : recent.filter((m) => m.run_id === state.run_id);
   const built = buildRequest({
     systemPrompt: agent.systemPrompt,
     blocks: ctx.memory.blocks(),
@@ -112,13 +111,12 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
 }
 
-/** Without history the model sees only this turn: from its first message on. */
-async function currentTurnOnly(ctx: TurnContext, state: SessionState) {
-  const recent = await ctx.deps.store.recentMessages(
-    ctx.agent.id,
-    ctx.deps.historyLimit ?? DEFAULT_HISTORY_LIMIT,
+/** The newest messages, from the activation's window when it has one, else from the store. */
+async function recentHistory(ctx: TurnContext) {
+  const limit = ctx.deps.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+  return (
+    ctx.deps.history?.recent(limit) ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit))
   );
-  return recent.filter((message) => message.run_id === state.run_id);
 }
 
 function streamDeltas(ctx: TurnContext, stepId: string): ((delta: ModelDelta) => void) | undefined {

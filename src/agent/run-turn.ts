@@ -11,6 +11,7 @@ import { type Applied, closePending } from "./apply.js";
 import { applyApprovalDecisions, expireApprovals } from "./approvals.js";
 import { nextStep } from "./decide.js";
 import type { LoopEvent } from "./events.js";
+import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
 import { performStep } from "./perform-step.js";
@@ -35,6 +36,8 @@ export interface LoopDeps {
   readonly signal?: AbortSignal;
   /** How many stored messages a model call may see at most, before the context window trims. */
   readonly historyLimit?: number;
+  /** The agent's newest messages in memory; without it, history is read from the store. */
+  readonly history?: HistoryWindow;
   readonly maxOutputTokens?: number;
 }
 
@@ -153,8 +156,13 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
       state = await commit(ctx, closePending({ state, messages: [] }, "cancelled", stamp));
     }
     const step = nextStep(state, ctx.agent.config);
-    if (step.kind === "finish") return finish(ctx, state, step.stopReason);
-    state = await commit(ctx, await performStep(ctx, state, step));
+    if (step.kind === "finish") return finish(ctx, { state, messages: [] }, step.stopReason);
+    const applied = await performStep(ctx, state, step);
+    // A step that ends the turn is committed together with the turn's end: one write, not two.
+    const after = nextStep(applied.state, ctx.agent.config);
+    if (after.kind === "finish" && !ctx.deps.signal?.aborted)
+      return finish(ctx, applied, after.stopReason);
+    state = await commit(ctx, applied);
   }
 }
 
@@ -167,6 +175,7 @@ async function commit(ctx: TurnContext, applied: Applied, run?: RunRecord): Prom
     memory: ctx.memory.drain(),
     ...(run ? { run } : {}),
   });
+  ctx.deps.history?.append(applied.messages);
   for (const message of applied.messages) {
     ctx.produced.push(message);
     ctx.deps.onEvent?.({ type: "message", message });
@@ -176,9 +185,10 @@ async function commit(ctx: TurnContext, applied: Applied, run?: RunRecord): Prom
 
 async function finish(
   ctx: TurnContext,
-  state: SessionState,
+  last: Applied,
   stopReason: StopReason,
 ): Promise<TurnResult> {
+  const { state } = last;
   const phase: SessionState["phase"] =
     stopReason === "requires_approval"
       ? "awaiting_approval"
@@ -188,7 +198,7 @@ async function finish(
   const run = state.run_id ? await ctx.deps.store.getRun(state.run_id) : null;
   const ended = await commit(
     ctx,
-    { state: { ...state, phase, stop_reason: stopReason }, messages: [] },
+    { state: { ...state, phase, stop_reason: stopReason }, messages: last.messages },
     run ? endRun(run, stopReason, ctx.deps.clock.now()) : undefined,
   );
   ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });

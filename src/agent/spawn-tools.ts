@@ -53,7 +53,7 @@ export function spawnTools(
       const tools = new Map(deps.tools);
       for (const tool of spawnTools(childDepth, () => childDeps))
         tools.set(tool.declaration.name, tool);
-      const { onEvent: _parentEvents, ...rest } = deps;
+      const { onEvent: _parentEvents, history: _parentHistory, ...rest } = deps;
       const childDeps: LoopDeps = { ...rest, tools };
       const turn = await sendUserMessage(
         child,

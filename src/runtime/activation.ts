@@ -1,3 +1,5 @@
+import { HistoryWindow } from "../agent/history-window.js";
+import { DEFAULT_HISTORY_LIMIT } from "../agent/perform-step.js";
 import type { LoopDeps, TurnAgent } from "../agent/run-turn.js";
 import { spawnTools } from "../agent/spawn-tools.js";
 import { createTurnAgent } from "../agent/turn-agent.js";
@@ -25,6 +27,8 @@ export interface Activation {
   controller: AbortController | null;
   /** What the run in progress does I/O through; spawned sub-agents share it. */
   runDeps: LoopDeps | null;
+  /** The newest messages, kept in memory between turns. */
+  history: HistoryWindow;
 }
 
 export interface ActivationSources {
@@ -71,6 +75,7 @@ export async function loadActivation(
     state,
     controller: null,
     runDeps: null,
+    history: await loadHistory(sources.store, agentId),
   };
   const spawn = { registry, catalogue, depth: 0, maxDepth: caps.limits.max_spawn_depth };
   const parentDeps = () => {
@@ -79,4 +84,12 @@ export async function loadActivation(
   };
   for (const tool of spawnTools(spawn, parentDeps)) tools.set(tool.declaration.name, tool);
   return activation;
+}
+
+/** The activation's window of newest messages, read from the store. */
+export async function loadHistory(store: Store, agentId: string): Promise<HistoryWindow> {
+  return new HistoryWindow(
+    await store.recentMessages(agentId, DEFAULT_HISTORY_LIMIT),
+    DEFAULT_HISTORY_LIMIT,
+  );
 }

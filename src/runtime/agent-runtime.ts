@@ -11,7 +11,12 @@ import type { Clock } from "../core/clock.js";
 import { ConflictError } from "../core/errors.js";
 import type { RunRecord } from "../records/agent-record.js";
 import type { ApprovalDecision } from "../records/messages.js";
-import { type Activation, type ActivationSources, loadActivation } from "./activation.js";
+import {
+  type Activation,
+  type ActivationSources,
+  loadActivation,
+  loadHistory,
+} from "./activation.js";
 import { Dispatcher } from "./dispatcher.js";
 import { TimerLoop } from "./timer-loop.js";
 
@@ -155,6 +160,7 @@ export class AgentRuntime {
       clock: this.options.clock,
       ids: this.options.ids,
       workspace: activation.workspace,
+      history: activation.history,
       signal: controller.signal,
       ...(run.onEvent ? { onEvent: run.onEvent } : {}),
     };
@@ -169,6 +175,7 @@ export class AgentRuntime {
       // What was committed is the truth: reload it so the next operation starts from there.
       activation.state =
         (await this.options.store.loadSession(activation.record.id)) ?? activation.state;
+      activation.history = await loadHistory(this.options.store, activation.record.id);
       throw error;
     } finally {
       activation.controller = null;
