@@ -8,6 +8,7 @@ import { searchableText } from "../in-memory-turn-store.js";
 import type { NewAgent, PageQuery, Store } from "../store.js";
 import { parseInput, validateNewAgent, validateStep } from "../store-rows.js";
 import type { StepCommit } from "../turn-store.js";
+import { GroupCommit } from "./group-commit.js";
 import { migrate } from "./migrations.js";
 import {
   bodies,
@@ -60,10 +61,23 @@ export async function openSqliteStore(path: string): Promise<Store> {
  * `Object.create(store, …)` (tests do, to inject failures): `#` members refuse such receivers.
  */
 class SqliteStore implements Store {
+  private readonly group: GroupCommit;
+
   constructor(
     private readonly db: DatabaseSync,
     private readonly sql: Statements,
-  ) {}
+  ) {
+    this.group = new GroupCommit({
+      begin: () => sql.begin.run(),
+      commit: () => sql.commit.run(),
+      rollback: () => {
+        if (db.isTransaction) sql.rollback.run();
+      },
+      savepoint: () => sql.savepoint.run(),
+      release: () => sql.release.run(),
+      rollbackToSavepoint: () => sql.rollbackToSavepoint.run(),
+    });
+  }
 
   /**
    * Runs `work` in one transaction; on any error rolls it back and maps the error. Given the
@@ -138,18 +152,25 @@ class SqliteStore implements Store {
     return bodies(this.sql.loadBlocks.all(agentId), CoreBlock, "block");
   }
 
+  /** Steps of concurrent agents share one transaction (group commit); each is atomic alone. */
   async commit(step: StepCommit): Promise<void> {
     const { agentId, state, messages, memory, run } = validateStep(step);
     const stateJson = JSON.stringify(state);
-    this.transaction((agentKey) => {
-      for (const message of messages) this.writeMessage(agentKey, agentId, message);
-      for (const block of memory.blocks) {
-        this.sql.putBlock.run(agentId, block.label, JSON.stringify(block));
-      }
-      for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
-      this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
-      if (run) this.writeRun(run);
-    }, agentId);
+    await this.group
+      .run(() => {
+        const agentKey = seqFrom(this.sql.agentKey, agentId);
+        if (agentKey === null) throw new NotFoundError("agent", agentId);
+        for (const message of messages) this.writeMessage(agentKey, agentId, message);
+        for (const block of memory.blocks) {
+          this.sql.putBlock.run(agentId, block.label, JSON.stringify(block));
+        }
+        for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
+        this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
+        if (run) this.writeRun(run);
+      })
+      .catch((error: unknown) => {
+        throw storageError(error, agentId);
+      });
   }
 
   private writeMessage(agentKey: number, agentId: string, message: AgentMessage): void {
@@ -293,6 +314,8 @@ class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.db.isOpen) this.db.close();
+    if (!this.db.isOpen) return;
+    this.group.flush();
+    this.db.close();
   }
 }

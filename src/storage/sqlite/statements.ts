@@ -8,6 +8,9 @@ const SQL = {
   begin: "BEGIN IMMEDIATE",
   commit: "COMMIT",
   rollback: "ROLLBACK",
+  savepoint: "SAVEPOINT step",
+  release: "RELEASE step",
+  rollbackToSavepoint: "ROLLBACK TO step",
 
   insertAgent: "INSERT INTO agents (id, project_id, body) VALUES (?, ?, ?)",
   getAgent: "SELECT body FROM agents WHERE id = ?",
