@@ -1,13 +1,6 @@
-import { mkdirSync } from "node:fs";
 import type { Command } from "commander";
-import { resolveServerSettings } from "../config/server-settings.js";
-import { VERSION } from "../core/version.js";
-import { defaultModel } from "../llm/create-model.js";
-import { createApp } from "../server/app.js";
-import { listen } from "../server/serve.js";
-import { loadConfigOrExit, printErrors } from "./load.js";
 
-interface ServeOptions {
+export interface ServeOptions {
   config?: string;
   host?: string;
   port?: string;
@@ -22,43 +15,7 @@ export function registerServeCommand(program: Command): void {
     .option("--host <host>", "address to bind (env HOLDFAST_HOST; default 127.0.0.1)")
     .option("-p, --port <port>", "port, 0 for any free one (env HOLDFAST_PORT; default 8283)")
     .option("--data-dir <dir>", "where data is stored (env HOLDFAST_DATA_DIR; default ./data)")
-    .action(serveAction);
-}
-
-async function serveAction(options: ServeOptions): Promise<void> {
-  const { config, path } = loadConfigOrExit(options.config);
-  const resolved = resolveServerSettings(options, process.env, config.server, path, process.cwd());
-  if (!resolved.ok) {
-    printErrors("settings", resolved.errors);
-    process.exit(1);
-  }
-  const { host, port, dataDir } = resolved.settings;
-  mkdirSync(dataDir, { recursive: true });
-  const app = createApp({
-    config,
-    version: VERSION,
-    onUnexpectedError: (error) => console.error("unexpected error:", error),
-  });
-  const server = await listen(app, host, port).catch((error: NodeJS.ErrnoException) => {
-    const why = error.code === "EADDRINUSE" ? `port ${port} is in use` : error.message;
-    console.error(`cannot listen on ${host}:${port}: ${why}`);
-    process.exit(1);
-  });
-  console.log(`Holdfast ${VERSION} listening on ${server.url}`);
-  console.log(`  config: ${path ?? "none (built-in types only)"}`);
-  console.log(`  data:   ${dataDir}`);
-  console.log(`  types:  ${config.registry.names().join(", ")}`);
-  const model = defaultModel(process.env, config.providers);
-  const say = model.handle.startsWith("sim/") ? console.warn : console.log;
-  say(`  model:  ${model.handle} (${model.reason})`);
-
-  const stop = (signal: string) => {
-    console.log(`${signal}: shutting down`);
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+    .action(async (options: ServeOptions) =>
+      (await import("./serve-action.js")).serveAction(options),
     );
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
 }

@@ -2,12 +2,12 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import * as scenarios from "./scenarios.js";
+import type * as scenarios from "./scenarios.js";
 
 interface BenchOptions {
   out: string;
   quick?: boolean;
-  probeStartup?: boolean;
+  scenario?: string;
 }
 
 export function registerBenchCommand(program: Command): void {
@@ -16,60 +16,81 @@ export function registerBenchCommand(program: Command): void {
     .description("measure turns/s, latency, memory and checkpoint cost with the sim model")
     .option("--out <file>", "where to write the JSON results", "bench-results.json")
     .option("--quick", "smaller counts, for a smoke run")
-    .option("--probe-startup", "internal: time from start to the first completed turn")
+    .option("--scenario <name>", "internal: run one scenario in this process and print JSON")
     .action(async (options: BenchOptions) => {
-      if (options.probeStartup) {
-        console.log(String(await scenarios.startupProbe()));
+      if (options.scenario) {
+        console.log(JSON.stringify(await runScenario(options.scenario, options.quick === true)));
         return;
       }
-      const results = await runAll(options.quick === true);
+      const results = runAll(options.quick === true);
       writeFileSync(options.out, `${JSON.stringify(results, null, 2)}\n`);
       printTable(results);
       console.log(`\nwritten to ${options.out}`);
     });
 }
 
-async function runAll(quick: boolean) {
-  const scale = quick ? 0.1 : 1;
-  const n = (count: number) => Math.max(1, Math.round(count * scale));
-  const startupMs = Number(
-    execFileSync(
-      process.execPath,
-      [
-        fileURLToPath(new URL("../../../bin/holdfast.js", import.meta.url)),
-        "bench",
-        "--probe-startup",
-      ],
-      {
-        encoding: "utf8",
-      },
-    ).trim(),
-  );
+/** Each scenario runs in a process of its own, so memory and start-up figures are its own. */
+function inChild<T>(name: string, quick: boolean): T {
+  const bin = fileURLToPath(new URL("../../../bin/holdfast.js", import.meta.url));
+  const args = ["--expose-gc", bin, "bench", "--scenario", name, ...(quick ? ["--quick"] : [])];
+  return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8" })) as T;
+}
+
+async function runScenario(name: string, quick: boolean): Promise<unknown> {
+  const scenarios = await import("./scenarios.js");
+  const n = (count: number) => Math.max(1, Math.round(count * (quick ? 0.1 : 1)));
+  switch (name) {
+    case "sequential":
+      return scenarios.sequential(n(500));
+    case "concurrent100":
+      return scenarios.concurrent(n(100), 20);
+    case "concurrent1000":
+      return scenarios.concurrent(n(1000), 5);
+    case "cold":
+      return scenarios.coldActivation(n(500));
+    case "idle":
+      return scenarios.idleAgents(n(10_000));
+    case "checkpoint":
+      return scenarios.checkpointCost(n(2000));
+    case "startup":
+      return scenarios.startupProbe();
+    default:
+      throw new Error(`unknown scenario ${name}`);
+  }
+}
+
+type Of<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+
+function runAll(quick: boolean) {
   return {
     machine: { node: process.version, platform: process.platform, arch: process.arch },
-    sequential: await scenarios.sequential(n(500)),
-    concurrent100x20: await scenarios.concurrent(n(100), 20),
-    concurrent1000x5: await scenarios.concurrent(n(1000), 5),
-    coldActivation: await scenarios.coldActivation(n(500)),
-    idleAgents: await scenarios.idleAgents(n(10_000)),
-    checkpoint: await scenarios.checkpointCost(n(2000)),
-    startupToFirstTurnMs: startupMs,
+    sequential: inChild<Of<typeof scenarios.sequential>>("sequential", quick),
+    concurrent100x20: inChild<Of<typeof scenarios.concurrent>>("concurrent100", quick),
+    concurrent1000x5: inChild<Of<typeof scenarios.concurrent>>("concurrent1000", quick),
+    coldActivation: inChild<Of<typeof scenarios.coldActivation>>("cold", quick),
+    idleAgents: inChild<Of<typeof scenarios.idleAgents>>("idle", quick),
+    checkpoint: inChild<Of<typeof scenarios.checkpointCost>>("checkpoint", quick),
+    startupToFirstTurnMs: inChild<number>("startup", quick),
   };
 }
 
 const f = (value: number, digits = 2) => value.toFixed(digits);
 
-function printTable(r: Awaited<ReturnType<typeof runAll>>): void {
+function printTable(r: ReturnType<typeof runAll>): void {
   const rows: [string, string][] = [
     ["sequential turns/s (1 agent)", f(r.sequential.perSecond, 0)],
     ["sequential p50 / p99 ms", `${f(r.sequential.p50Ms)} / ${f(r.sequential.p99Ms)}`],
     ["first vs last 10% p50 ms", `${f(r.sequential.firstP50Ms)} / ${f(r.sequential.lastP50Ms)}`],
     ["concurrent turns/s (100 x 20)", f(r.concurrent100x20.perSecond, 0)],
-    ["RSS after 100 x 20 (MB)", f(r.concurrent100x20.rssMb, 0)],
+    [
+      "RSS / live heap after 100 x 20 (MB)",
+      `${f(r.concurrent100x20.rssMb, 0)} / ${f(r.concurrent100x20.heapMb, 0)}`,
+    ],
     ["concurrent turns/s (1000 x 5)", f(r.concurrent1000x5.perSecond, 0)],
     ["cold activation p50 / p99 ms", `${f(r.coldActivation.p50Ms)} / ${f(r.coldActivation.p99Ms)}`],
-    ["RSS per 10k stored agents (MB)", f(r.idleAgents.storedMbPer10k, 1)],
-    ["RSS per 10k active idle agents (MB)", f(r.idleAgents.activeMbPer10k, 1)],
+    ["heap per 10k stored agents (MB)", f(r.idleAgents.storedHeapMbPer10k, 1)],
+    ["heap per 10k activated idle agents (MB)", f(r.idleAgents.activeHeapMbPer10k, 1)],
+    ["RSS with 10k agents active (MB)", f(r.idleAgents.rssMbWithAllActive, 0)],
     ["checkpoint commit p50 / p99 ms", `${f(r.checkpoint.p50Ms, 3)} / ${f(r.checkpoint.p99Ms, 3)}`],
     ["start-up to first turn (ms)", f(r.startupToFirstTurnMs, 0)],
   ];

@@ -33,4 +33,14 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-export const rssMb = () => process.memoryUsage().rss / (1024 * 1024);
+/** Resident memory in MB, after a full GC when the process allows one (`--expose-gc`). */
+export function rssMb(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss / (1024 * 1024);
+}
+
+/** Live JS heap in MB, after a full GC when the process allows one. */
+export function heapMb(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / (1024 * 1024);
+}

@@ -6,7 +6,7 @@ import { newSessionState } from "../../records/session-state.js";
 import { openSqliteStore } from "../../storage/sqlite/sqlite-store.js";
 import type { Store } from "../../storage/store.js";
 import { benchRuntime } from "./bench-setup.js";
-import { percentile, rssMb, summarize, type Timings, timed } from "./measure.js";
+import { heapMb, percentile, rssMb, summarize, type Timings, timed } from "./measure.js";
 
 /** Runs `fn` against a fresh SQLite file (durable, WAL), then removes it. */
 async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
@@ -47,7 +47,7 @@ export async function sequential(turns: number) {
 export async function concurrent(
   agents: number,
   turnsEach: number,
-): Promise<Timings & { rssMb: number }> {
+): Promise<Timings & { rssMb: number; heapMb: number }> {
   return withStore(async (store) => {
     const { runtime, createAgents } = benchRuntime(store);
     const ids = await createAgents(agents);
@@ -60,7 +60,11 @@ export async function concurrent(
         }
       }),
     );
-    const result = { ...summarize(samples, performance.now() - start), rssMb: rssMb() };
+    const result = {
+      ...summarize(samples, performance.now() - start),
+      rssMb: rssMb(),
+      heapMb: heapMb(),
+    };
     await runtime.shutdown();
     return result;
   });
@@ -84,14 +88,19 @@ export async function coldActivation(agents: number): Promise<Timings> {
 export async function idleAgents(count: number) {
   return withStore(async (store) => {
     const { runtime, createAgents } = benchRuntime(store);
-    const before = rssMb();
+    const before = heapMb();
     const ids = await createAgents(count);
-    const stored = rssMb();
+    const stored = heapMb();
     for (const agent of ids) await runtime.resume(agent);
-    const active = rssMb();
+    const active = heapMb();
+    const rss = rssMb();
     await runtime.shutdown();
     const per10k = (mb: number) => (mb / count) * 10_000;
-    return { storedMbPer10k: per10k(stored - before), activeMbPer10k: per10k(active - stored) };
+    return {
+      storedHeapMbPer10k: per10k(stored - before),
+      activeHeapMbPer10k: per10k(active - stored),
+      rssMbWithAllActive: rss,
+    };
   });
 }
 
