@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,6 +69,17 @@ describe("crash recovery with real processes", () => {
       .filter((line) => line.startsWith("interrupted "))
       .reduce((sum, line) => sum + Number(line.split(" ")[1]), 0);
     expect(resumed, "no kill landed mid-turn: nothing was recovered").toBeGreaterThan(0);
+    if (process.env.CRASH_REPORT) {
+      const summary = {
+        rounds: ROUNDS,
+        kills,
+        resumed,
+        acks: acked.size,
+        agents: AGENTS,
+        messages: MESSAGES,
+      };
+      writeFileSync(process.env.CRASH_REPORT, `${JSON.stringify(summary)}\n`);
+    }
     expect(lines.filter((line) => line.startsWith("violation"))).toEqual([]);
 
     const store = await openSqliteStore(db);
