@@ -16,11 +16,11 @@ import { AgentOverrides } from "../types/overrides.js";
 
 /** An agent in memory: what its turns need, loaded once per activation. */
 export interface Activation {
-  readonly record: AgentRecord;
-  readonly agent: TurnAgent;
-  readonly model: ModelAdapter;
-  readonly tools: ReadonlyMap<string, ToolImplementation>;
-  readonly workspace: Workspace;
+  record: AgentRecord;
+  agent: TurnAgent;
+  model: ModelAdapter;
+  tools: ReadonlyMap<string, ToolImplementation>;
+  workspace: Workspace;
   /** The session as last committed. */
   state: SessionState;
   /** Aborts the run in progress (cancel). */
@@ -41,49 +41,80 @@ export interface ActivationSources {
   workspaceFor(record: AgentRecord, readOnly: boolean): Workspace;
 }
 
-/** Loads an agent: its record, its type resolved with its overrides, its model and session. */
-export async function loadActivation(
-  agentId: string,
-  sources: ActivationSources,
-): Promise<Activation> {
+type AgentParts = Pick<Activation, "record" | "agent" | "model" | "workspace">;
+
+/** The agent's record, its type resolved with its overrides, its model and workspace. */
+async function loadParts(agentId: string, sources: ActivationSources): Promise<AgentParts> {
   const record = await sources.store.getAgent(agentId);
   if (!record) throw new NotFoundError("agent", agentId);
   const { registry, catalogue } = sources.config;
   const type = registry.get(record.agent_type);
   if (!type) throw new NotFoundError("agent type", record.agent_type, registry.names());
   const parsed = AgentOverrides.safeParse(record.overrides);
-  if (!parsed.success)
+  if (!parsed.success) {
     throw new ValidationError("stored overrides are invalid", fieldErrorsFromZod(parsed.error));
-  const overrides = parsed.data;
+  }
   const agent = createTurnAgent({
     id: record.id,
     type,
-    overrides,
+    overrides: parsed.data,
     rules: record.tool_rules,
     catalogue,
   });
   const caps = agent.config.capabilities;
-  const tools = new Map(sources.tools);
-  const state =
-    (await sources.store.loadSession(agentId)) ?? newSessionState(sources.ids.next("session"));
-  const activation: Activation = {
+  return {
     record,
     agent,
     model: sources.modelFor(caps.model ?? sources.defaultModel),
-    tools,
     workspace: sources.workspaceFor(record, caps.isolation.read_only),
+  };
+}
+
+/** The server's tools plus spawn tools bound to this activation's runs. */
+function toolsFor(
+  activation: Activation,
+  sources: ActivationSources,
+): Map<string, ToolImplementation> {
+  const { registry, catalogue } = sources.config;
+  const tools = new Map(sources.tools);
+  const maxDepth = activation.agent.config.capabilities.limits.max_spawn_depth;
+  const parentDeps = () => {
+    assert(activation.runDeps !== null, "spawn_agent outside a run");
+    return activation.runDeps;
+  };
+  for (const tool of spawnTools({ registry, catalogue, depth: 0, maxDepth }, parentDeps)) {
+    tools.set(tool.declaration.name, tool);
+  }
+  return tools;
+}
+
+/** Loads an agent: its parts, its session and its recent history. */
+export async function loadActivation(
+  agentId: string,
+  sources: ActivationSources,
+): Promise<Activation> {
+  const parts = await loadParts(agentId, sources);
+  const state =
+    (await sources.store.loadSession(agentId)) ?? newSessionState(sources.ids.next("session"));
+  const activation: Activation = {
+    ...parts,
+    tools: new Map(),
     state,
     controller: null,
     runDeps: null,
     history: await loadHistory(sources.store, agentId),
   };
-  const spawn = { registry, catalogue, depth: 0, maxDepth: caps.limits.max_spawn_depth };
-  const parentDeps = () => {
-    assert(activation.runDeps !== null, "spawn_agent outside a run");
-    return activation.runDeps;
-  };
-  for (const tool of spawnTools(spawn, parentDeps)) tools.set(tool.declaration.name, tool);
+  activation.tools = toolsFor(activation, sources);
   return activation;
+}
+
+/** Reloads an activation's parts after its record changed; its session and history stay. */
+export async function reloadActivation(
+  activation: Activation,
+  sources: ActivationSources,
+): Promise<void> {
+  Object.assign(activation, await loadParts(activation.record.id, sources));
+  activation.tools = toolsFor(activation, sources);
 }
 
 /** The activation's window of newest messages, read from the store. */

@@ -16,6 +16,7 @@ import {
   type ActivationSources,
   loadActivation,
   loadHistory,
+  reloadActivation,
 } from "./activation.js";
 import { Dispatcher } from "./dispatcher.js";
 import { TimerLoop } from "./timer-loop.js";
@@ -132,6 +133,19 @@ export class AgentRuntime {
     if (!activation?.controller) return false;
     activation.controller.abort(new Error("cancelled"));
     return true;
+  }
+
+  /** Reloads an active agent after its record changed (model, prompt, tools, rules). */
+  async refresh(agentId: string): Promise<void> {
+    if (!this.#live.has(agentId)) return;
+    await this.#dispatcher.submit(agentId, (activation) =>
+      reloadActivation(activation, this.options),
+    );
+  }
+
+  /** Called before an agent is deleted: stops what it is doing. */
+  async forget(agentId: string): Promise<void> {
+    this.cancel(agentId);
   }
 
   /** Stops the timers, lets queued work finish, and lets every agent go. */

@@ -1,0 +1,70 @@
+import type { HoldfastConfig } from "../config/config-file.js";
+import type { Clock } from "../core/clock.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
+import { fieldErrorsFromZod } from "../core/field-errors.js";
+import type { IdSource } from "../core/ids.js";
+import type { ModelAdapter } from "../llm/model.js";
+import type { AgentRecord } from "../records/agent-record.js";
+import type { AgentRuntime } from "../runtime/agent-runtime.js";
+import type { Store } from "../storage/store.js";
+import type { AgentType } from "../types/agent-type.js";
+import { effectiveCapabilities } from "../types/capabilities.js";
+import { AgentOverrides } from "../types/overrides.js";
+import { agentStateView } from "./letta-views.js";
+
+/** What every service operation works with. */
+export interface ServiceContext {
+  readonly store: Store;
+  readonly runtime: AgentRuntime;
+  readonly config: HoldfastConfig;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  /** The model of agents whose type and overrides name none. */
+  readonly defaultModel: string;
+  modelFor(handle: string): ModelAdapter;
+  /** Why a model handle cannot be used (a bad handle, a missing key), or undefined if it can. */
+  checkModel(handle: string): string | undefined;
+}
+
+/** An agent of the caller's project, with its type and overrides resolved. */
+export interface ResolvedAgent {
+  record: AgentRecord;
+  type: AgentType;
+  overrides: AgentOverrides;
+}
+
+/**
+ * The agent `agentId` as the project `projectId` may see it. An agent of another project is
+ * reported exactly like a missing one, so ids reveal nothing across tenants.
+ */
+export async function requireAgent(
+  ctx: ServiceContext,
+  projectId: string,
+  agentId: string,
+): Promise<ResolvedAgent> {
+  const record = await ctx.store.getAgent(agentId);
+  if (!record || record.project_id !== projectId) throw new NotFoundError("agent", agentId);
+  const type = ctx.config.registry.get(record.agent_type);
+  if (!type) throw new NotFoundError("agent type", record.agent_type, ctx.config.registry.names());
+  const parsed = AgentOverrides.safeParse(record.overrides);
+  if (!parsed.success)
+    throw new ValidationError("stored overrides are invalid", fieldErrorsFromZod(parsed.error));
+  return { record, type, overrides: parsed.data };
+}
+
+/** Letta's AgentState of a resolved agent. */
+export async function agentState(ctx: ServiceContext, agent: ResolvedAgent) {
+  const { catalogue } = ctx.config;
+  const capabilities = effectiveCapabilities(agent.type, agent.overrides, catalogue);
+  const modelHandle = capabilities.model ?? ctx.defaultModel;
+  const tools = capabilities.offered.flatMap((grant) => catalogue.tools.get(grant.name) ?? []);
+  return agentStateView({
+    record: agent.record,
+    systemPrompt: agent.overrides.system_prompt ?? agent.type.system_prompt,
+    capabilities,
+    modelHandle,
+    contextWindow: ctx.modelFor(modelHandle).contextWindow,
+    blocks: await ctx.store.loadBlocks(agent.record.id),
+    tools,
+  });
+}

@@ -1,0 +1,109 @@
+import { ValidationError } from "../core/errors.js";
+import { agentState, requireAgent, type ServiceContext } from "./agent-access.js";
+import { agentFromRequest } from "./create-agent.js";
+import type { AgentStateView } from "./letta-views.js";
+import type { CreateAgentRequest, ListQuery, UpdateAgentRequest } from "./requests.js";
+
+export interface AgentFilters {
+  name?: string | undefined;
+  tags?: string[] | undefined;
+  matchAllTags?: boolean | undefined;
+  queryText?: string | undefined;
+}
+
+/** Agents as Letta's API sees them, within one project (tenant). */
+export class AgentService {
+  constructor(private readonly ctx: ServiceContext) {}
+
+  async create(projectId: string, body: CreateAgentRequest): Promise<AgentStateView> {
+    const created = agentFromRequest(this.ctx, projectId, body);
+    await this.ctx.store.createAgent(created);
+    return this.get(projectId, created.agent.id);
+  }
+
+  async get(projectId: string, agentId: string): Promise<AgentStateView> {
+    return agentState(this.ctx, await requireAgent(this.ctx, projectId, agentId));
+  }
+
+  async list(
+    projectId: string,
+    query: ListQuery,
+    filters: AgentFilters = {},
+  ): Promise<AgentStateView[]> {
+    const filtering = Object.values(filters).some((value) => value !== undefined);
+    const page = filtering
+      ? { ...query, after: undefined, before: undefined, limit: 100_000 }
+      : query;
+    let records = await this.ctx.store.listAgents(projectId, page);
+    if (filtering)
+      records = pageOf(
+        records.filter((record) => matches(record, filters)),
+        query,
+      );
+    return Promise.all(records.map((record) => this.get(projectId, record.id)));
+  }
+
+  async update(
+    projectId: string,
+    agentId: string,
+    body: UpdateAgentRequest,
+  ): Promise<AgentStateView> {
+    const agent = await requireAgent(this.ctx, projectId, agentId);
+    const overrides = { ...agent.overrides };
+    if (body.model) {
+      const problem = this.ctx.checkModel(body.model);
+      if (problem)
+        throw new ValidationError("invalid agent", [{ path: "model", message: problem }]);
+      overrides.model = body.model;
+    }
+    if (body.system) overrides.system_prompt = body.system;
+    const metadata = { ...agent.record.metadata, ...(body.metadata ?? {}) };
+    if (body.description !== undefined) metadata.description = body.description;
+    await this.ctx.store.updateAgent({
+      ...agent.record,
+      name: body.name ?? agent.record.name,
+      overrides,
+      tool_rules: body.tool_rules ?? agent.record.tool_rules,
+      tags: body.tags ?? agent.record.tags,
+      metadata,
+      updated_at_ms: this.ctx.clock.now(),
+    });
+    await this.ctx.runtime.refresh(agentId);
+    return this.get(projectId, agentId);
+  }
+
+  async delete(projectId: string, agentId: string): Promise<void> {
+    await requireAgent(this.ctx, projectId, agentId);
+    await this.ctx.runtime.forget(agentId);
+    await this.ctx.store.deleteAgent(agentId);
+  }
+}
+
+function matches(record: { name: string; tags: string[] }, filters: AgentFilters): boolean {
+  if (filters.name !== undefined && record.name !== filters.name) return false;
+  if (filters.queryText && !record.name.toLowerCase().includes(filters.queryText.toLowerCase()))
+    return false;
+  const tags = filters.tags ?? [];
+  if (tags.length === 0) return true;
+  return filters.matchAllTags
+    ? tags.every((t) => record.tags.includes(t))
+    : tags.some((t) => record.tags.includes(t));
+}
+
+/** Letta paging over a list already in creation order (oldest first). */
+export function pageOf<T extends { id: string }>(items: readonly T[], query: ListQuery): T[] {
+  const ordered = query.order === "asc" ? [...items] : [...items].reverse();
+  let start = 0;
+  let end = ordered.length;
+  if (query.after !== undefined) {
+    const at = ordered.findIndex((item) => item.id === query.after);
+    if (at === -1) return [];
+    start = at + 1;
+  }
+  if (query.before !== undefined) {
+    const at = ordered.findIndex((item) => item.id === query.before);
+    if (at === -1) return [];
+    end = at;
+  }
+  return ordered.slice(start, end).slice(0, query.limit);
+}

@@ -1,0 +1,96 @@
+import { type FieldError, ValidationError } from "../core/errors.js";
+import { newAgent } from "../runtime/new-agent.js";
+import type { NewAgent } from "../storage/store.js";
+import { checkOverrides } from "../types/override-check.js";
+import type { AgentOverrides } from "../types/overrides.js";
+import type { ServiceContext } from "./agent-access.js";
+import type { CreateAgentRequest } from "./requests.js";
+
+const DEFAULT_TYPE = "letta_v1_agent";
+const DEFAULT_BLOCK_LIMIT = 5000;
+
+/**
+ * Maps Letta's create-agent fields onto a Holdfast agent type and per-agent overrides, and
+ * builds its rows. Every problem is reported at once, each at its field; nothing is written.
+ */
+export function agentFromRequest(
+  ctx: ServiceContext,
+  projectId: string,
+  body: CreateAgentRequest,
+): NewAgent {
+  const errors: FieldError[] = [];
+  const { registry, catalogue } = ctx.config;
+  const typeName = body.agent_type ?? DEFAULT_TYPE;
+  const type = registry.get(typeName);
+  if (!type) {
+    const known = registry.names().join(", ");
+    throw new ValidationError("unknown agent type", [
+      { path: "agent_type", message: `unknown agent type '${typeName}'; known types: ${known}` },
+    ]);
+  }
+  const model = body.model ?? body.llm_config?.handle ?? undefined;
+  if (model) {
+    const problem = ctx.checkModel(model);
+    if (problem)
+      errors.push({ path: body.model ? "model" : "llm_config.handle", message: problem });
+  } else if (!type.model) {
+    const problem = ctx.checkModel(ctx.defaultModel);
+    if (problem) errors.push({ path: "model", message: problem });
+  }
+  const tools = body.tools ?? [];
+  const overrides: AgentOverrides = {
+    ...(model ? { model } : {}),
+    ...(body.system ? { system_prompt: body.system } : {}),
+    ...(tools.length > 0 || body.include_base_tools === false
+      ? {
+          tools: { include: tools, ...(body.include_base_tools === false ? { allow: tools } : {}) },
+        }
+      : {}),
+  };
+  for (const error of checkOverrides(type, overrides, catalogue)) {
+    errors.push({ ...error, path: error.path.replace(/^tools\.include\./, "tools.") });
+  }
+  const blocks = (body.memory_blocks ?? []).map((block, i) => {
+    const limit = block.limit ?? Math.max(DEFAULT_BLOCK_LIMIT, block.value.length);
+    if (block.value.length > limit) {
+      errors.push({
+        path: `memory_blocks.${i}.value`,
+        message: `${block.value.length} characters is over the limit of ${limit}`,
+      });
+    }
+    return {
+      label: block.label,
+      value: block.value,
+      limit,
+      description: block.description ?? "",
+      read_only: block.read_only ?? false,
+    };
+  });
+  blocks.forEach((block, i) => {
+    if (blocks.findIndex((other) => other.label === block.label) !== i) {
+      errors.push({
+        path: `memory_blocks.${i}.label`,
+        message: `label '${block.label}' is used twice`,
+      });
+    }
+  });
+  if (errors.length > 0) throw new ValidationError("invalid agent", errors);
+  const metadata = {
+    ...(body.metadata ?? {}),
+    ...(body.description ? { description: body.description } : {}),
+  };
+  return newAgent(
+    {
+      name: body.name ?? `agent-${ctx.ids.next("name").split("-").at(-1)?.slice(0, 8)}`,
+      projectId,
+      type,
+      overrides,
+      toolRules: body.tool_rules ?? [],
+      tags: body.tags ?? [],
+      metadata,
+      ...(body.memory_blocks ? { blocks } : {}),
+    },
+    ctx.ids,
+    ctx.clock.now(),
+  );
+}

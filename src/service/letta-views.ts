@@ -1,0 +1,144 @@
+import { parseModelHandle } from "../llm/handle.js";
+import type { AgentRecord, RunRecord } from "../records/agent-record.js";
+import type { CoreBlock, Passage } from "../records/memory-records.js";
+import type { AgentMessage } from "../records/messages.js";
+import type { ToolDeclaration } from "../tools/tool-declaration.js";
+import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function blockView(block: CoreBlock) {
+  return {
+    id: block.id,
+    label: block.label,
+    value: block.value,
+    limit: block.limit,
+    description: block.description,
+    read_only: block.read_only,
+    metadata: {},
+  };
+}
+export type BlockView = ReturnType<typeof blockView>;
+
+/** A tool as Letta shows it. Built-in tools have stable ids: `tool-<name>`. */
+export function toolView(tool: ToolDeclaration, requiresApproval = false) {
+  return {
+    id: `tool-${tool.name}`,
+    name: tool.name,
+    description: tool.description,
+    tool_type: tool.requires || ["send_message"].includes(tool.name) ? "letta_core" : "custom",
+    json_schema: { name: tool.name, description: tool.description, parameters: tool.jsonSchema },
+    args_json_schema: tool.jsonSchema,
+    default_requires_approval: requiresApproval,
+    source_type: "holdfast",
+    tags: [tool.risk],
+  };
+}
+
+/** Letta's `AgentState` from what Holdfast stores and computes. */
+export function agentStateView(input: {
+  record: AgentRecord;
+  systemPrompt: string;
+  capabilities: EffectiveCapabilities;
+  modelHandle: string;
+  contextWindow: number;
+  blocks: readonly CoreBlock[];
+  tools: readonly ToolDeclaration[];
+}) {
+  const { record, capabilities } = input;
+  const blocks = input.blocks.map(blockView);
+  const approval = new Map(
+    capabilities.offered.map((grant) => [grant.name, grant.approval !== "never"]),
+  );
+  const { provider, model } = parseModelHandle(input.modelHandle);
+  return {
+    id: record.id,
+    name: record.name,
+    agent_type: record.agent_type,
+    description:
+      typeof record.metadata.description === "string" ? record.metadata.description : null,
+    system: input.systemPrompt,
+    tags: record.tags,
+    metadata: record.metadata,
+    model: input.modelHandle,
+    llm_config: {
+      model,
+      handle: input.modelHandle,
+      model_endpoint_type: provider,
+      context_window: input.contextWindow,
+    },
+    embedding: null,
+    blocks,
+    memory: { blocks },
+    tools: input.tools.map((tool) => toolView(tool, approval.get(tool.name) ?? false)),
+    tool_rules: record.tool_rules,
+    sources: [],
+    created_at: iso(record.created_at_ms),
+    updated_at: iso(record.updated_at_ms),
+    capabilities,
+  };
+}
+export type AgentStateView = ReturnType<typeof agentStateView>;
+
+/**
+ * Messages as Letta's clients expect them: a send_message call is the assistant's reply
+ * (`assistant_message`), and its bookkeeping tool return is not shown.
+ */
+export function lettaMessages(messages: readonly AgentMessage[]): AgentMessage[] {
+  const replies = new Set<string>();
+  const out: AgentMessage[] = [];
+  for (const message of messages) {
+    if (message.message_type === "tool_call_message" && message.tool_call.name === "send_message") {
+      replies.add(message.tool_call.tool_call_id);
+      out.push({
+        ...baseOf(message),
+        message_type: "assistant_message",
+        content: replyText(message.tool_call.arguments),
+      });
+    } else if (
+      message.message_type === "tool_return_message" &&
+      replies.has(message.tool_call_id)
+    ) {
+      // The reply itself was shown; its return ("sent") says nothing to a reader.
+    } else {
+      out.push(message);
+    }
+  }
+  return out;
+}
+
+function baseOf(message: AgentMessage) {
+  const { id, date, run_id, step_id, otid } = message;
+  return { id, date, run_id, step_id, otid };
+}
+
+function replyText(args: string): string {
+  try {
+    const parsed = JSON.parse(args) as { message?: unknown };
+    return typeof parsed.message === "string" ? parsed.message : args;
+  } catch {
+    return args;
+  }
+}
+
+export function passageView(passage: Passage, agentId: string) {
+  return {
+    id: passage.id,
+    text: passage.text,
+    tags: passage.tags,
+    agent_id: agentId,
+    created_at: iso(passage.created_at_ms),
+    embedding: null,
+  };
+}
+
+export function runView(run: RunRecord) {
+  return {
+    id: run.id,
+    agent_id: run.agent_id,
+    status: run.status,
+    stop_reason: run.stop_reason,
+    created_at: iso(run.created_at_ms),
+    completed_at: run.completed_at_ms === null ? null : iso(run.completed_at_ms),
+  };
+}

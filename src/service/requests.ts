@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { ToolRule } from "../records/tool-rule.js";
+
+/** A core block as Letta's clients create it. */
+export const CreateBlock = z.object({
+  label: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, "a block label is lowercase letters, digits or _"),
+  value: z.string().max(1_000_000),
+  limit: z.int().min(1).max(1_000_000).optional(),
+  description: z.string().max(10_000).nullish(),
+  read_only: z.boolean().optional(),
+});
+export type CreateBlock = z.infer<typeof CreateBlock>;
+
+const Name = z.string().min(1).max(200);
+const Tags = z.array(z.string().min(1).max(200)).max(100);
+const Metadata = z.record(z.string(), z.unknown());
+
+/**
+ * `POST /v1/agents/`: Letta's fields that Holdfast maps onto agent types. Fields Letta has and
+ * Holdfast does not use (embedding settings, sources, identities…) are accepted and ignored, so
+ * Letta's clients work unchanged; fields it uses are validated strictly.
+ */
+export const CreateAgentRequest = z.object({
+  name: Name.optional(),
+  description: z.string().max(10_000).nullish(),
+  agent_type: z.string().min(1).max(100).optional(),
+  system: z.string().max(200_000).nullish(),
+  model: z.string().min(1).max(300).nullish(),
+  llm_config: z.object({ handle: z.string().nullish(), model: z.string().nullish() }).nullish(),
+  memory_blocks: z.array(CreateBlock).max(100).nullish(),
+  tools: z.array(z.string().min(1).max(64)).max(200).nullish(),
+  tool_rules: z.array(ToolRule).max(200).nullish(),
+  include_base_tools: z.boolean().optional(),
+  tags: Tags.nullish(),
+  metadata: Metadata.nullish(),
+});
+export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
+
+/** `PATCH /v1/agents/{id}`: the same fields, all optional; the type cannot change. */
+export const UpdateAgentRequest = z.object({
+  name: Name.optional(),
+  description: z.string().max(10_000).nullish(),
+  system: z.string().max(200_000).nullish(),
+  model: z.string().min(1).max(300).nullish(),
+  tool_rules: z.array(ToolRule).max(200).nullish(),
+  tags: Tags.nullish(),
+  metadata: Metadata.nullish(),
+});
+export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
+
+/** `PATCH /v1/agents/{id}/core-memory/blocks/{label}`. */
+export const UpdateBlockRequest = z.object({
+  value: z.string().max(1_000_000).optional(),
+  limit: z.int().min(1).max(1_000_000).optional(),
+  description: z.string().max(10_000).nullish(),
+  read_only: z.boolean().optional(),
+  metadata: Metadata.nullish(),
+});
+export type UpdateBlockRequest = z.infer<typeof UpdateBlockRequest>;
+
+const TextPart = z.object({ type: z.literal("text"), text: z.string().max(1_000_000) });
+
+/** One input message: a user message, or a human's answer to pending approvals. */
+export const MessageCreate = z.union([
+  z.object({
+    type: z.literal("approval"),
+    approvals: z
+      .array(
+        z.object({
+          type: z.literal("approval").optional(),
+          tool_call_id: z.string().min(1).max(200),
+          approve: z.boolean(),
+          reason: z.string().max(10_000).nullish(),
+        }),
+      )
+      .min(1)
+      .max(100),
+  }),
+  z.object({
+    type: z.literal("message").optional(),
+    role: z.enum(["user", "system"]).default("user"),
+    content: z.union([z.string().max(1_000_000), z.array(TextPart).min(1).max(100)]),
+    otid: z.string().min(1).max(200).nullish(),
+  }),
+]);
+export type MessageCreate = z.infer<typeof MessageCreate>;
+
+/** `POST /v1/agents/{id}/messages`. */
+export const SendMessagesRequest = z
+  .object({
+    messages: z.array(MessageCreate).min(1).max(100).optional(),
+    input: z.string().max(1_000_000).optional(),
+    streaming: z.boolean().optional(),
+    stream_tokens: z.boolean().optional(),
+    include_pings: z.boolean().optional(),
+    max_steps: z.int().min(1).max(1000).optional(),
+  })
+  .refine((body) => body.messages !== undefined || body.input !== undefined, {
+    message: "send either 'messages' or 'input'",
+    path: ["messages"],
+  });
+export type SendMessagesRequest = z.infer<typeof SendMessagesRequest>;
+
+/** Letta's list query: cursors relative to the order, newest first by default. */
+export const ListQuery = z.object({
+  after: z.string().max(200).optional(),
+  before: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  order: z.enum(["asc", "desc"]).default("desc"),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
