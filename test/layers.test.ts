@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 const LAYERS = [
   "cli",
   "server",
+  "service",
   "runtime",
   "config",
   "agent",

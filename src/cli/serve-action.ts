@@ -3,6 +3,9 @@ import { resolveServerSettings } from "../config/server-settings.js";
 import { VERSION } from "../core/version.js";
 import { defaultModel } from "../llm/create-model.js";
 import { createApp } from "../server/app.js";
+import { assemble } from "../server/assemble.js";
+import { parseTokens } from "../server/auth.js";
+import { jsonLogger } from "../server/request-log.js";
 import { listen } from "../server/serve.js";
 import { loadConfigOrExit, printErrors } from "./load.js";
 import type { ServeOptions } from "./serve-command.js";
@@ -15,12 +18,31 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     printErrors("settings", resolved.errors);
     process.exit(1);
   }
-  const { host, port, dataDir } = resolved.settings;
+  const { port, dataDir } = resolved.settings;
   mkdirSync(dataDir, { recursive: true });
+  const tokens = parseTokens(process.env.HOLDFAST_TOKENS);
+  const host =
+    tokens === null && !isLoopback(resolved.settings.host) ? "127.0.0.1" : resolved.settings.host;
+  const model = defaultModel(process.env, config.providers);
+  const log = jsonLogger(options.logLevel ?? "info", (line) => process.stdout.write(line));
+  const engine = await assemble({
+    config,
+    dataDir,
+    defaultModel: model.handle,
+    store: options.store ?? "sqlite",
+  });
   const app = createApp({
     config,
     version: VERSION,
-    onUnexpectedError: (error) => console.error("unexpected error:", error),
+    services: engine.services,
+    tokens,
+    logRequest: (line) => log("info", line),
+    onUnexpectedError: (error) =>
+      log("error", {
+        msg: "unexpected error",
+        error: String(error),
+        stack: (error as Error)?.stack,
+      }),
   });
   const server = await listen(app, host, port).catch((error: NodeJS.ErrnoException) => {
     const why = error.code === "EADDRINUSE" ? `port ${port} is in use` : error.message;
@@ -31,17 +53,30 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   console.log(`  config: ${path ?? "none (built-in types only)"}`);
   console.log(`  data:   ${dataDir}`);
   console.log(`  types:  ${config.registry.names().join(", ")}`);
-  const model = defaultModel(process.env, config.providers);
+  console.log(
+    `  store:  ${options.store === "memory" ? "memory (nothing survives a restart)" : "sqlite"}`,
+  );
+  if (tokens === null) {
+    console.warn("  auth:   none (no HOLDFAST_TOKENS): serving on loopback only");
+    if (host !== resolved.settings.host)
+      console.warn(`          asked for ${resolved.settings.host}, bound to ${host}`);
+  } else {
+    console.log(`  auth:   bearer tokens for ${new Set(tokens.values()).size} project(s)`);
+  }
   const say = model.handle.startsWith("sim/") ? console.warn : console.log;
   say(`  model:  ${model.handle} (${model.reason})`);
 
   const stop = (signal: string) => {
     console.log(`${signal}: shutting down`);
-    server.close().then(
+    Promise.all([server.close(), engine.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host.startsWith("127.");
 }

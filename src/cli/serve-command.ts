@@ -1,10 +1,13 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
+import { LOG_LEVELS, type LogLevel } from "../server/request-log.js";
 
 export interface ServeOptions {
   config?: string;
   host?: string;
   port?: string;
   dataDir?: string;
+  store?: "sqlite" | "memory";
+  logLevel?: LogLevel;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -15,6 +18,12 @@ export function registerServeCommand(program: Command): void {
     .option("--host <host>", "address to bind (env HOLDFAST_HOST; default 127.0.0.1)")
     .option("-p, --port <port>", "port, 0 for any free one (env HOLDFAST_PORT; default 8283)")
     .option("--data-dir <dir>", "where data is stored (env HOLDFAST_DATA_DIR; default ./data)")
+    .addOption(
+      new Option("--store <kind>", "sqlite (durable) or memory").choices(["sqlite", "memory"]),
+    )
+    .addOption(
+      new Option("--log-level <level>", "request logs").choices(LOG_LEVELS).default("info"),
+    )
     .action(async (options: ServeOptions) =>
       (await import("./serve-action.js")).serveAction(options),
     );

@@ -1,37 +1,82 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
+import type { AgentService } from "../service/agent-service.js";
+import type { MemoryService } from "../service/memory-service.js";
+import type { MessageService } from "../service/message-service.js";
+import type { ToolService } from "../service/tool-service.js";
+import { type AppEnv, authenticate } from "./auth.js";
 import { body, errorResponse } from "./error-response.js";
+import { type LogSink, requestLog } from "./request-log.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
+import { agentRoutes } from "./routes/agents.js";
 import { healthRoutes } from "./routes/health.js";
+import { memoryRoutes } from "./routes/memory.js";
+import { messageRoutes } from "./routes/messages.js";
+import { toolRoutes } from "./routes/tools.js";
+
+/** The operations behind the agent routes; without them the app serves health and types. */
+export interface Services {
+  agents: AgentService;
+  messages: MessageService;
+  memory: MemoryService;
+  tools: ToolService;
+}
 
 export interface AppOptions {
   config: HoldfastConfig;
   version: string;
+  services?: Services;
+  /** Bearer token → project; `null` (the default) means no auth, one default project. */
+  tokens?: ReadonlyMap<string, string> | null;
+  /** Request lines; nothing is logged without it. */
+  logRequest?: LogSink;
   /** Called with every unexpected error before it becomes a 500. */
   onUnexpectedError?: (error: unknown) => void;
+  /** The largest request body accepted, in bytes. */
+  maxBodyBytes?: number;
 }
+
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /**
  * The HTTP application: every route, validated by zod schemas that also generate
  * `/openapi.json`. It holds no sockets; `serve.ts` binds it to a port.
  */
-export function createApp(options: AppOptions): OpenAPIHono {
+export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const log = options.onUnexpectedError ?? (() => {});
-  const app = new OpenAPIHono({
+  const app = new OpenAPIHono<AppEnv>({
     strict: false,
     defaultHook: (result) => {
-      if (!result.success)
+      if (!result.success) {
         throw new ValidationError("invalid request", fieldErrorsFromZod(result.error));
+      }
     },
   });
   app.onError((error, c) => errorResponse(c, error, log));
   app.notFound((c) => c.json(body("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`), 404));
+  if (options.logRequest) app.use(requestLog(options.logRequest));
+  app.use(authenticate(options.tokens ?? null));
+  const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  app.use(
+    bodyLimit({
+      maxSize,
+      onError: (c) =>
+        c.json(body("PAYLOAD_TOO_LARGE", `the request body is over ${maxSize} bytes`), 413),
+    }),
+  );
 
   healthRoutes(app, options.version);
   agentTypeRoutes(app, options.config);
+  if (options.services) {
+    agentRoutes(app, options.services.agents);
+    messageRoutes(app, options.services.messages);
+    memoryRoutes(app, options.services.memory);
+    toolRoutes(app, options.services.tools);
+  }
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

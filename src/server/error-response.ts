@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HoldfastError, NotFoundError, RetryableError, ValidationError } from "../core/errors.js";
+import { PendingApprovalError } from "../runtime/agent-runtime.js";
 
 /** The JSON body of every error answer: Letta's `detail` plus a code and, for bad input, fields. */
 export interface ErrorBody {
@@ -9,12 +10,15 @@ export interface ErrorBody {
   detail: string;
   errors?: { path: string; message: string }[];
   known?: string[];
+  pending_request_id?: string | null;
 }
 
 const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   VALIDATION_ERROR: 422,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  PENDING_APPROVAL: 409,
+  BUSY: 429,
 };
 
 /** The one place an error becomes an HTTP status and body. Unknown errors are a 500 and logged. */
@@ -26,9 +30,11 @@ export function errorResponse(c: Context, error: unknown, log: (error: unknown) 
   const out = body(error.code, error.message);
   if (error instanceof ValidationError) out.errors = [...error.errors];
   if (error instanceof NotFoundError && error.known) out.known = [...error.known];
+  if (error instanceof PendingApprovalError)
+    out.pending_request_id = error.pendingRequestIds[0] ?? null;
   if (error instanceof RetryableError) {
     c.header("retry-after", String(Math.ceil(error.retryAfterMs / 1000)));
-    return c.json(out, 503);
+    return c.json(out, STATUS_BY_CODE[error.code] ?? 503);
   }
   return c.json(out, STATUS_BY_CODE[error.code] ?? 400);
 }

@@ -1,6 +1,5 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { OpenAPIHono } from "@hono/zod-openapi";
 
 /** A server bound to a port; `close` stops accepting connections and waits for open ones. */
 export interface RunningServer {
@@ -10,7 +9,11 @@ export interface RunningServer {
 }
 
 /** Binds the app to `host:port` (port 0 picks a free one) and resolves once it listens. */
-export function listen(app: OpenAPIHono, host: string, port: number): Promise<RunningServer> {
+export function listen(
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  host: string,
+  port: number,
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
       const shownHost = info.family === "IPv6" ? `[${info.address}]` : info.address;

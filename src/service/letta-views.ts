@@ -82,29 +82,23 @@ export type AgentStateView = ReturnType<typeof agentStateView>;
 
 /**
  * Messages as Letta's clients expect them: a send_message call is the assistant's reply
- * (`assistant_message`), and its bookkeeping tool return is not shown.
+ * (`assistant_message`), and its bookkeeping tool return ("sent") is not shown.
  */
 export function lettaMessages(messages: readonly AgentMessage[]): AgentMessage[] {
-  const replies = new Set<string>();
-  const out: AgentMessage[] = [];
-  for (const message of messages) {
+  return messages.flatMap((message): AgentMessage[] => {
     if (message.message_type === "tool_call_message" && message.tool_call.name === "send_message") {
-      replies.add(message.tool_call.tool_call_id);
-      out.push({
-        ...baseOf(message),
-        message_type: "assistant_message",
-        content: replyText(message.tool_call.arguments),
-      });
-    } else if (
-      message.message_type === "tool_return_message" &&
-      replies.has(message.tool_call_id)
-    ) {
-      // The reply itself was shown; its return ("sent") says nothing to a reader.
-    } else {
-      out.push(message);
+      return [
+        {
+          ...baseOf(message),
+          message_type: "assistant_message",
+          content: replyText(message.tool_call.arguments),
+        },
+      ];
     }
-  }
-  return out;
+    if (message.message_type === "tool_return_message" && message.name === "send_message")
+      return [];
+    return [message];
+  });
 }
 
 function baseOf(message: AgentMessage) {

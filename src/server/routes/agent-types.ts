@@ -4,6 +4,7 @@ import { NotFoundError } from "../../core/errors.js";
 import { AgentType } from "../../types/agent-type.js";
 import { effectiveCapabilities } from "../../types/capabilities.js";
 import { EffectiveCapabilities } from "../../types/capabilities-schema.js";
+import type { AppEnv } from "../auth.js";
 import { ErrorBodySchema } from "../schemas.js";
 
 /** An agent type as the API shows it: its settings and what an agent of it may do. */
@@ -40,7 +41,7 @@ const getRoute = createRoute({
   },
 });
 
-export function agentTypeRoutes(app: OpenAPIHono, config: HoldfastConfig): void {
+export function agentTypeRoutes(app: OpenAPIHono<AppEnv>, config: HoldfastConfig): void {
   const view = (type: AgentType) => ({
     ...type,
     capabilities: effectiveCapabilities(type, {}, config.catalogue),

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../auth.js";
 
 const Health = z.object({ status: z.literal("ok"), version: z.string() });
 
@@ -12,6 +13,6 @@ const route = createRoute({
   },
 });
 
-export function healthRoutes(app: OpenAPIHono, version: string): void {
+export function healthRoutes(app: OpenAPIHono<AppEnv>, version: string): void {
   app.openapi(route, (c) => c.json({ status: "ok" as const, version }, 200));
 }

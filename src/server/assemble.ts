@@ -1,0 +1,105 @@
+import { mkdirSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import type { HoldfastConfig } from "../config/config-file.js";
+import { systemClock } from "../core/clock.js";
+import { randomIds } from "../core/ids.js";
+import { createModel } from "../llm/create-model.js";
+import { parseModelHandle } from "../llm/handle.js";
+import type { ModelAdapter } from "../llm/model.js";
+import { checkProviderReady } from "../llm/provider-settings.js";
+import { AgentRuntime } from "../runtime/agent-runtime.js";
+import type { ServiceContext } from "../service/agent-access.js";
+import { AgentService } from "../service/agent-service.js";
+import { MemoryService } from "../service/memory-service.js";
+import { MessageService } from "../service/message-service.js";
+import { ToolService } from "../service/tool-service.js";
+import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
+import { openSqliteStore } from "../storage/sqlite/sqlite-store.js";
+import type { Store } from "../storage/store.js";
+import { builtinToolImplementations } from "../tools/registry.js";
+import type { Services } from "./app.js";
+
+export interface AssembleOptions {
+  config: HoldfastConfig;
+  dataDir: string;
+  /** `sqlite` (the default, in the data directory) or `memory` (nothing survives a restart). */
+  store?: "sqlite" | "memory";
+  defaultModel: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Assembled {
+  services: Services;
+  runtime: AgentRuntime;
+  store: Store;
+  /** Drains the runtime and closes the store. */
+  close(): Promise<void>;
+}
+
+/** Wires the embedded engine: a store, the runtime over it, and the services the API calls. */
+export async function assemble(options: AssembleOptions): Promise<Assembled> {
+  const { config, dataDir } = options;
+  const env = options.env ?? process.env;
+  const store =
+    options.store === "memory"
+      ? createInMemoryStore()
+      : await openSqliteStore(join(dataDir, "holdfast.db"));
+  const models = new Map<string, ModelAdapter>();
+  const modelFor = (handle: string) => {
+    let model = models.get(handle);
+    if (!model) {
+      model = createModel(handle, { settings: config.providers, env });
+      models.set(handle, model);
+    }
+    return model;
+  };
+  const checkModel = (handle: string) => {
+    try {
+      parseModelHandle(handle);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+    return checkProviderReady(handle, config.providers, env);
+  };
+  const runtime = new AgentRuntime({
+    store,
+    config,
+    ids: randomIds,
+    tools: builtinToolImplementations(),
+    modelFor,
+    defaultModel: options.defaultModel,
+    workspaceFor: (record, readOnly) => {
+      const type = config.registry.get(record.agent_type);
+      const base = type?.isolation.workspace_root ?? "workspaces";
+      const root = resolve(isAbsolute(base) ? base : join(dataDir, base), record.id);
+      mkdirSync(root, { recursive: true });
+      return { root, readOnly };
+    },
+    clock: systemClock,
+  });
+  const ctx: ServiceContext = {
+    store,
+    runtime,
+    config,
+    ids: randomIds,
+    clock: systemClock,
+    defaultModel: options.defaultModel,
+    modelFor,
+    checkModel,
+  };
+  await runtime.start();
+  return {
+    services: {
+      agents: new AgentService(ctx),
+      messages: new MessageService(ctx),
+      memory: new MemoryService(ctx),
+      tools: new ToolService(ctx),
+    },
+    runtime,
+    store,
+    close: async () => {
+      await runtime.shutdown();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import type { LoopEvent } from "../agent/events.js";
+import type { AgentMessage } from "../records/messages.js";
+import { lettaMessages } from "../service/letta-views.js";
+import { usageView } from "../service/message-service.js";
+
+/** One SSE frame: `data:` JSON, and an `event:` name only for errors (Letta's framing). */
+export interface Frame {
+  event?: "error";
+  data: string;
+}
+
+/**
+ * Turns loop events into Letta's SSE frames as they happen. Without token streaming each
+ * message is one chunk; with it, assistant and reasoning text arrive as deltas that repeat
+ * their message's id, and the complete message is not sent again.
+ */
+export class FrameMapper {
+  readonly #streamedIds = new Set<string>();
+  #error: { message: string; retryable: boolean } | null = null;
+
+  constructor(private readonly streamTokens: boolean) {}
+
+  frames(event: LoopEvent): Frame[] {
+    switch (event.type) {
+      case "delta":
+        return this.#delta(event);
+      case "message":
+        return this.#message(event.message);
+      case "stop":
+        return [this.#json({ message_type: "stop_reason", stop_reason: event.stop_reason })];
+      case "usage": {
+        const frames = [this.#json(usageView(event.usage))];
+        if (this.#error)
+          frames.push(
+            errorFrame(this.#error.message, this.#error.retryable ? "llm_retryable" : "llm_error"),
+          );
+        return frames;
+      }
+      case "error":
+        this.#error = { message: event.message, retryable: event.retryable };
+        return [];
+    }
+  }
+
+  #delta(event: Extract<LoopEvent, { type: "delta" }>): Frame[] {
+    if (!this.streamTokens || event.message_type === "tool_call_message") return [];
+    this.#streamedIds.add(event.id);
+    const date = new Date().toISOString();
+    const body =
+      event.message_type === "assistant_message"
+        ? { id: event.id, date, message_type: "assistant_message", content: event.text }
+        : { id: event.id, date, message_type: "reasoning_message", reasoning: event.text };
+    return [this.#json(body)];
+  }
+
+  #message(message: AgentMessage): Frame[] {
+    if (message.message_type === "user_message" || this.#streamedIds.has(message.id)) return [];
+    return lettaMessages([message]).map((shown) => this.#json(shown));
+  }
+
+  #json(value: unknown): Frame {
+    return { data: JSON.stringify(value) };
+  }
+}
+
+/** Letta's error frame: the client throws with its `message`. */
+export function errorFrame(message: string, errorType = "internal_error"): Frame {
+  return {
+    event: "error",
+    data: JSON.stringify({
+      message_type: "error_message",
+      error_type: errorType,
+      message,
+      detail: message,
+    }),
+  };
+}
