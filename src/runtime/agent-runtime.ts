@@ -1,4 +1,5 @@
 import type { LoopEvent } from "../agent/events.js";
+import { DEFAULT_HISTORY_LIMIT } from "../agent/perform-step.js";
 import {
   type LoopDeps,
   resumeSession,
@@ -8,9 +9,10 @@ import {
   wakeFromPause,
 } from "../agent/run-turn.js";
 import type { Clock } from "../core/clock.js";
-import { ConflictError } from "../core/errors.js";
+import { ConflictError, NotFoundError } from "../core/errors.js";
 import type { RunRecord } from "../records/agent-record.js";
 import type { ApprovalDecision } from "../records/messages.js";
+import { newSessionState, type SessionState } from "../records/session-state.js";
 import {
   type Activation,
   type ActivationSources,
@@ -133,6 +135,69 @@ export class AgentRuntime {
     if (!activation?.controller) return false;
     activation.controller.abort(new Error("cancelled"));
     return true;
+  }
+
+  /** The agent's session checkpoint as it is now (after any interrupted turn finished). */
+  session(agentId: string): Promise<SessionState> {
+    return this.#dispatcher.submit(agentId, async (activation) => {
+      await this.#finishInterrupted(activation);
+      return activation.state;
+    });
+  }
+
+  /**
+   * Hands a session over to another agent (the seed's handoff): the target takes the session's
+   * checkpoint and a copy of its current run's messages and carries on from there; the source
+   * starts a fresh session. The target must be idle. The target is written before the source is
+   * reset, so a crash in between leaves the session in both places, never in neither.
+   */
+  async transferSession(
+    sourceId: string,
+    sessionId: string,
+    targetId: string,
+  ): Promise<SessionState> {
+    if (sourceId === targetId) throw new ConflictError("an agent cannot take over its own session");
+    const { state, messages } = await this.#dispatcher.submit(sourceId, async (source) => {
+      await this.#finishInterrupted(source);
+      if (source.state.session_id !== sessionId) throw new NotFoundError("session", sessionId);
+      const runId = source.state.run_id;
+      const ofRun = runId
+        ? source.history.recent(DEFAULT_HISTORY_LIMIT).filter((m) => m.run_id === runId)
+        : [];
+      return { state: source.state, messages: ofRun };
+    });
+    const { store, ids } = this.options;
+    const moved = await this.#dispatcher.submit(targetId, async (target) => {
+      await this.#finishInterrupted(target);
+      if (target.state.phase !== "idle") {
+        throw new ConflictError(
+          `agent ${targetId} is busy (${target.state.phase}); it must be idle to take a session`,
+        );
+      }
+      const copies = messages.map((m) => ({ ...m, id: ids.next("message") }));
+      await store.commit({
+        agentId: targetId,
+        state,
+        messages: copies,
+        memory: { blocks: [], passages: [] },
+      });
+      target.state = state;
+      target.history.append(copies);
+      await this.#timers.schedule(targetId, state);
+      return state;
+    });
+    await this.#dispatcher.submit(sourceId, async (source) => {
+      const fresh = newSessionState(ids.next("session"));
+      await store.commit({
+        agentId: sourceId,
+        state: fresh,
+        messages: [],
+        memory: { blocks: [], passages: [] },
+      });
+      source.state = fresh;
+      await this.#timers.schedule(sourceId, fresh);
+    });
+    return moved;
   }
 
   /** Reloads an active agent after its record changed (model, prompt, tools, rules). */

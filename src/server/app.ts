@@ -7,6 +7,7 @@ import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { AgentService } from "../service/agent-service.js";
 import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
+import type { SessionService } from "../service/session-service.js";
 import type { ToolService } from "../service/tool-service.js";
 import { type AppEnv, authenticate } from "./auth.js";
 import { body, errorResponse } from "./error-response.js";
@@ -16,6 +17,7 @@ import { agentRoutes } from "./routes/agents.js";
 import { healthRoutes } from "./routes/health.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
+import { sessionRoutes } from "./routes/sessions.js";
 import { toolRoutes } from "./routes/tools.js";
 
 /** The operations behind the agent routes; without them the app serves health and types. */
@@ -24,6 +26,8 @@ export interface Services {
   messages: MessageService;
   memory: MemoryService;
   tools: ToolService;
+  /** Holdfast's own session routes (resume, inspect, transfer). */
+  sessions?: SessionService;
 }
 
 export interface AppOptions {
@@ -76,6 +80,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     messageRoutes(app, options.services.messages);
     memoryRoutes(app, options.services.memory);
     toolRoutes(app, options.services.tools);
+    if (options.services.sessions) sessionRoutes(app, options.services.sessions);
   }
 
   app.doc31("/openapi.json", {

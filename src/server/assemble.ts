@@ -12,6 +12,7 @@ import type { ServiceContext } from "../service/agent-access.js";
 import { AgentService } from "../service/agent-service.js";
 import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
+import { SessionService } from "../service/session-service.js";
 import { ToolService } from "../service/tool-service.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.js";
@@ -94,6 +95,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
       messages: new MessageService(ctx),
       memory: new MemoryService(ctx),
       tools: new ToolService(ctx),
+      sessions: new SessionService(ctx),
     },
     runtime,
     store,
