@@ -27,6 +27,8 @@ export interface AssembleOptions {
   store?: "sqlite" | "memory";
   defaultModel: string;
   env?: NodeJS.ProcessEnv;
+  /** Overrides how models are made (tests pass a scripted sim model). */
+  modelFor?: (handle: string) => ModelAdapter;
 }
 
 export interface Assembled {
@@ -46,14 +48,16 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
       ? createInMemoryStore()
       : await openSqliteStore(join(dataDir, "holdfast.db"));
   const models = new Map<string, ModelAdapter>();
-  const modelFor = (handle: string) => {
-    let model = models.get(handle);
-    if (!model) {
-      model = createModel(handle, { settings: config.providers, env });
-      models.set(handle, model);
-    }
-    return model;
-  };
+  const modelFor =
+    options.modelFor ??
+    ((handle: string) => {
+      let model = models.get(handle);
+      if (!model) {
+        model = createModel(handle, { settings: config.providers, env });
+        models.set(handle, model);
+      }
+      return model;
+    });
   const checkModel = (handle: string) => {
     try {
       parseModelHandle(handle);

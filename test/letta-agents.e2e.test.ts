@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSimModel } from "../src/llm/sim/sim-model.js";
+import { startTestServer } from "./support/server-kit.js";
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+let server: Server;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => server.close());
+
+describe("Letta's official client against Holdfast: agents", () => {
+  it("creates, reads, updates and deletes an agent with its memory blocks", async () => {
+    const client = server.client();
+    const agent = await client.agents.create({
+      name: "ada-bot",
+      agent_type: "memgpt_agent",
+      memory_blocks: [
+        { label: "human", value: "Name: unknown", limit: 200 },
+        { label: "persona", value: "I am careful." },
+      ],
+      tags: ["demo"],
+    });
+    expect(agent.id).toMatch(/^agent-/);
+    expect(agent.blocks.map((b) => [b.label, b.value, b.limit])).toEqual([
+      ["human", "Name: unknown", 200],
+      ["persona", "I am careful.", 5000],
+    ]);
+    expect(agent.tools.map((t) => t.name)).toContain("core_memory_append");
+
+    const updated = await client.agents.update(agent.id, { name: "ada-2", tags: ["demo", "x"] });
+    expect(updated).toMatchObject({ name: "ada-2", tags: ["demo", "x"] });
+    expect((await client.agents.retrieve(agent.id)).name).toBe("ada-2");
+
+    await client.agents.delete(agent.id);
+    await expect(client.agents.retrieve(agent.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("pages through every agent exactly once with for await", async () => {
+    const client = server.client();
+    const created = [];
+    for (let i = 0; i < 5; i += 1)
+      created.push((await client.agents.create({ name: `pager-${i}`, tags: ["pager"] })).id);
+    const seen: string[] = [];
+    for await (const agent of client.agents.list({ limit: 2, tags: ["pager"] }))
+      seen.push(agent.id);
+    expect([...seen].sort()).toEqual([...created].sort());
+    const ascending: string[] = [];
+    for await (const agent of client.agents.list({ limit: 2, order: "asc", tags: ["pager"] }))
+      ascending.push(agent.id);
+    expect(ascending).toEqual(created);
+  });
+
+  it("refuses an unknown agent type or model with a 422 that says what exists", async () => {
+    const client = server.client();
+    await expect(client.agents.create({ agent_type: "sleeptime_agent" })).rejects.toMatchObject({
+      status: 422,
+      error: { errors: [{ path: "agent_type", message: expect.stringContaining("memgpt_agent") }] },
+    });
+    await expect(client.agents.create({ model: "nosuch/model" })).rejects.toMatchObject({
+      status: 422,
+      error: { errors: [{ path: "model" }] },
+    });
+    await expect(client.agents.create({ model: "openai/gpt-4.1-mini" })).rejects.toMatchObject({
+      status: 422,
+      error: { errors: [{ path: "model", message: expect.stringContaining("OPENAI_API_KEY") }] },
+    });
+  });
+});
+
+describe("Letta's official client against Holdfast: messages", () => {
+  it("answers a message with Letta's response: messages, stop reason, usage", async () => {
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "memgpt_agent" });
+    const response = await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "My name is Ada" }],
+    });
+    expect(response.messages.map((m) => m.message_type)).toEqual([
+      "tool_call_message",
+      "tool_return_message",
+      "assistant_message",
+    ]);
+    expect(response.stop_reason).toEqual({ message_type: "stop_reason", stop_reason: "end_turn" });
+    expect(response.usage).toMatchObject({ message_type: "usage_statistics", step_count: 2 });
+    const blocks = await client.agents.retrieve(agent.id);
+    expect(blocks.blocks.find((b) => b.label === "human")?.value).toBe("My name is Ada");
+
+    const listed = [];
+    for await (const m of client.agents.messages.list(agent.id, { limit: 2, order: "asc" }))
+      listed.push(m.message_type);
+    expect(listed).toEqual([
+      "user_message",
+      "tool_call_message",
+      "tool_return_message",
+      "assistant_message",
+    ]);
+  });
+
+  it("streams steps, and tokens with deltas that repeat their message's id, ending in stop and usage", async () => {
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
+    const steps = [];
+    const stream = await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "I like tea" }],
+      streaming: true,
+    });
+    for await (const chunk of stream) steps.push(chunk.message_type);
+    expect(steps).toEqual([
+      "tool_call_message",
+      "tool_return_message",
+      "assistant_message",
+      "stop_reason",
+      "usage_statistics",
+    ]);
+
+    const tokens: { message_type: string; id?: string; content?: unknown }[] = [];
+    const tokenStream = await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "hello there my friend" }],
+      streaming: true,
+      stream_tokens: true,
+    });
+    for await (const chunk of tokenStream) tokens.push(chunk as (typeof tokens)[number]);
+    const deltas = tokens.filter((t) => t.message_type === "assistant_message");
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(new Set(deltas.map((d) => d.id)).size).toBe(1);
+    expect(deltas.map((d) => d.content).join("")).toBe("You said: hello there my friend");
+    expect(tokens.slice(-2).map((t) => t.message_type)).toEqual([
+      "stop_reason",
+      "usage_statistics",
+    ]);
+  });
+
+  it("does not run a retried message (same otid) twice", async () => {
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
+    const send = () =>
+      client.agents.messages.create(agent.id, {
+        messages: [{ role: "user", content: "once only", otid: "otid-42" }],
+      });
+    const first = await send();
+    const second = await send();
+    expect(second.messages.map((m) => m.id)).toEqual(first.messages.map((m) => m.id));
+    const users = [];
+    for await (const m of client.agents.messages.list(agent.id, { limit: 50 })) {
+      if (m.message_type === "user_message") users.push(m);
+    }
+    expect(users).toHaveLength(1);
+  });
+
+  it("queues concurrent messages to one agent and answers each, in order", async () => {
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
+    const texts = ["one", "two", "three", "four"];
+    const responses = await Promise.all(
+      texts.map((content) =>
+        client.agents.messages.create(agent.id, { messages: [{ role: "user", content }] }),
+      ),
+    );
+    expect(responses.every((r) => r.stop_reason.stop_reason === "end_turn")).toBe(true);
+    const users = [];
+    for await (const m of client.agents.messages.list(agent.id, { limit: 50, order: "asc" })) {
+      if (m.message_type === "user_message") users.push(m.content);
+    }
+    expect(users).toEqual(texts);
+  });
+});

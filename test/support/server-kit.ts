@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Letta from "@letta-ai/letta-client";
+import { builtinConfig } from "../../src/config/config-file.js";
+import type { ModelAdapter } from "../../src/llm/model.js";
+import { createApp } from "../../src/server/app.js";
+import { assemble } from "../../src/server/assemble.js";
+import { listen } from "../../src/server/serve.js";
+
+/**
+ * The real HTTP server on a free port, over SQLite in a temp directory, with a chosen model;
+ * and Letta's official client pointed at it (no retries, so every request is seen once).
+ */
+export async function startTestServer(
+  options: { model?: ModelAdapter; tokens?: Map<string, string> } = {},
+) {
+  const dataDir = mkdtempSync(join(tmpdir(), "holdfast-e2e-"));
+  const config = builtinConfig();
+  const engine = await assemble({
+    config,
+    dataDir,
+    defaultModel: "sim/demo",
+    env: {},
+    ...(options.model ? { modelFor: () => options.model as ModelAdapter } : {}),
+  });
+  const app = createApp({
+    config,
+    version: "test",
+    services: engine.services,
+    tokens: options.tokens ?? null,
+  });
+  const server = await listen(app, "127.0.0.1", 0);
+  const client = (apiKey?: string) =>
+    new Letta({ baseURL: server.url, maxRetries: 0, ...(apiKey ? { apiKey } : {}) });
+  return {
+    url: server.url,
+    client,
+    engine,
+    close: async () => {
+      await server.close();
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
