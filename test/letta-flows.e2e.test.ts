@@ -99,7 +99,7 @@ describe("runs that outlive their request", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       types = [];
       for await (const m of client.agents.messages.list(agent.id, { limit: 50, order: "asc" }))
-        types.push(m.message_type);
+        types.push(m.message_type ?? "");
     }
     expect(types).toEqual([
       "user_message",

@@ -63,6 +63,14 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.onError((error, c) => errorResponse(c, error, log));
   app.notFound((c) => c.json(body("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`), 404));
   if (options.logRequest) app.use(requestLog(options.logRequest));
+  // A body the handler never read is read to its end (within the size limit) before the answer
+  // goes out: answering mid-upload makes Node close the connection, and clients reusing it fail.
+  app.use(async (c, next) => {
+    await next();
+    const tooBig = c.res.status === 413;
+    if (!tooBig && c.req.raw.body && !c.req.raw.bodyUsed)
+      await c.req.raw.arrayBuffer().catch(() => undefined);
+  });
   app.use(authenticate(options.tokens ?? null));
   const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HoldfastError, NotFoundError, RetryableError, ValidationError } from "../core/errors.js";
 import { PendingApprovalError } from "../runtime/agent-runtime.js";
@@ -23,6 +24,14 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
 
 /** The one place an error becomes an HTTP status and body. Unknown errors are a 500 and logged. */
 export function errorResponse(c: Context, error: unknown, log: (error: unknown) => void) {
+  // Hono's own refusals (malformed JSON, a bad content type) are the client's mistake.
+  if (error instanceof HTTPException && error.status < 500) {
+    const message = error.message || "bad request";
+    return c.json(
+      body(error.status === 400 ? "BAD_REQUEST" : `HTTP_${error.status}`, message),
+      error.status,
+    );
+  }
   if (!(error instanceof HoldfastError)) {
     log(error);
     return c.json(body("INTERNAL", "internal server error"), 500);
