@@ -1,6 +1,8 @@
 import { Command } from "commander";
 import { VERSION } from "../core/version.js";
+import { registerAgentsCommands } from "./agents-command.js";
 import { registerBenchCommand } from "./bench/bench-command.js";
+import { registerChatCommand } from "./chat-command.js";
 import { registerConfigCommands } from "./config-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerTypesCommands } from "./types-command.js";
@@ -12,5 +14,7 @@ registerServeCommand(program);
 registerTypesCommands(program);
 registerConfigCommands(program);
 registerBenchCommand(program);
+registerAgentsCommands(program);
+registerChatCommand(program);
 
 await program.parseAsync(process.argv);

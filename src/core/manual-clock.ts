@@ -48,6 +48,14 @@ export class ManualClock implements Clock {
     for (const sleeper of due) sleeper.resolve();
   }
 
+  /** When the next sleeper wakes, or null if none waits. */
+  nextWakeAtMs(): number | null {
+    return this.#sleepers.reduce<number | null>(
+      (soonest, s) => (soonest === null || s.wakeAtMs < soonest ? s.wakeAtMs : soonest),
+      null,
+    );
+  }
+
   /** How many sleepers are waiting. */
   get sleeping(): number {
     return this.#sleepers.length;

@@ -19,3 +19,22 @@ export function seededRandom(seed: number): Random {
 }
 
 export const systemRandom: Random = { next: () => Math.random() };
+
+/** A child stream: the same parent seed and label always give the same child. */
+export function forkRandom(parent: Random, label: string): Random {
+  let hash = Math.floor(parent.next() * 4_294_967_296);
+  for (const char of label) hash = Math.imul(hash ^ char.charCodeAt(0), 16_777_619) >>> 0;
+  return seededRandom(hash);
+}
+
+/** An integer in [min, max]. */
+export function randomInt(random: Random, min: number, max: number): number {
+  return min + Math.floor(random.next() * (max - min + 1));
+}
+
+/** One of the items, chosen by `random`. */
+export function pick<T>(random: Random, items: readonly T[]): T {
+  const item = items[Math.floor(random.next() * items.length)];
+  if (item === undefined) throw new Error("pick from an empty list");
+  return item;
+}

@@ -21,6 +21,7 @@ import {
   reloadActivation,
 } from "./activation.js";
 import { Dispatcher } from "./dispatcher.js";
+import { prepareHandoff } from "./session-handoff.js";
 import { TimerLoop } from "./timer-loop.js";
 
 export interface RuntimeOptions extends ActivationSources {
@@ -157,14 +158,15 @@ export class AgentRuntime {
     targetId: string,
   ): Promise<SessionState> {
     if (sourceId === targetId) throw new ConflictError("an agent cannot take over its own session");
-    const { state, messages } = await this.#dispatcher.submit(sourceId, async (source) => {
+    const { state, messages, run } = await this.#dispatcher.submit(sourceId, async (source) => {
       await this.#finishInterrupted(source);
       if (source.state.session_id !== sessionId) throw new NotFoundError("session", sessionId);
       const runId = source.state.run_id;
       const ofRun = runId
         ? source.history.recent(DEFAULT_HISTORY_LIMIT).filter((m) => m.run_id === runId)
         : [];
-      return { state: source.state, messages: ofRun };
+      const run = runId ? await this.options.store.getRun(runId) : null;
+      return { state: source.state, messages: ofRun, run };
     });
     const { store, ids } = this.options;
     const moved = await this.#dispatcher.submit(targetId, async (target) => {
@@ -174,17 +176,19 @@ export class AgentRuntime {
           `agent ${targetId} is busy (${target.state.phase}); it must be idle to take a session`,
         );
       }
-      const copies = messages.map((m) => ({ ...m, id: ids.next("message") }));
+      const targetHas = target.history.recent(DEFAULT_HISTORY_LIMIT);
+      const handoff = prepareHandoff({ state, messages, run, targetId, targetHas, ids });
       await store.commit({
         agentId: targetId,
-        state,
-        messages: copies,
+        state: handoff.state,
+        messages: handoff.messages,
         memory: { blocks: [], passages: [] },
+        ...(handoff.run ? { run: handoff.run } : {}),
       });
-      target.state = state;
-      target.history.append(copies);
-      await this.#timers.schedule(targetId, state);
-      return state;
+      target.state = handoff.state;
+      target.history.append(handoff.messages);
+      await this.#timers.schedule(targetId, handoff.state);
+      return handoff.state;
     });
     await this.#dispatcher.submit(sourceId, async (source) => {
       const fresh = newSessionState(ids.next("session"));

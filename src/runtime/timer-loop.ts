@@ -5,6 +5,7 @@ import type { Store } from "../storage/store.js";
 
 /** How often the loop looks for due timers when none is nearer; a new timer also wakes it. */
 const IDLE_POLL_MS = 60_000;
+const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /**
  * Durable timers: a paused session's wake-up and an approval's expiry are stored with the
@@ -61,18 +62,29 @@ export class TimerLoop {
 
   async #loop(): Promise<void> {
     while (this.#running) {
-      for (const timer of await this.store.dueTimers(this.clock.now())) {
-        await this.store.clearTimer(timer.agent_id, timer.kind);
-        // A failed wake-up is not lost work: the session is still in the store, and resumes on
-        // its next activation.
-        await this.fire(timer).catch(() => undefined);
+      let waitMs = IDLE_POLL_MS;
+      try {
+        waitMs = await this.#fireDue();
+      } catch {
+        // The store failed (busy, unreachable): nothing is lost, timers stay stored. Look again
+        // a little later instead of letting a rejected loop take the server down.
+        waitMs = RETRY_AFTER_FAILURE_MS;
       }
-      const next = await this.store.nextTimer();
-      const waitMs = next ? Math.max(0, next.due_at_ms - this.clock.now()) : IDLE_POLL_MS;
       this.#sleep = new AbortController();
-      await this.clock
-        .sleep(Math.min(waitMs, IDLE_POLL_MS), this.#sleep.signal)
-        .catch(() => undefined);
+      await this.clock.sleep(waitMs, this.#sleep.signal).catch(() => undefined);
     }
+  }
+
+  /** Fires every due timer; returns how long to sleep before looking again. */
+  async #fireDue(): Promise<number> {
+    for (const timer of await this.store.dueTimers(this.clock.now())) {
+      await this.store.clearTimer(timer.agent_id, timer.kind);
+      // A failed wake-up is not lost work: the session is still in the store, and resumes on
+      // its next activation.
+      await this.fire(timer).catch(() => undefined);
+    }
+    const next = await this.store.nextTimer();
+    const waitMs = next ? Math.max(0, next.due_at_ms - this.clock.now()) : IDLE_POLL_MS;
+    return Math.min(waitMs, IDLE_POLL_MS);
   }
 }

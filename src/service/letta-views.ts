@@ -47,8 +47,13 @@ export function agentStateView(input: {
 }) {
   const { record, capabilities } = input;
   const blocks = input.blocks.map(blockView);
+  const byRule = (name: string) =>
+    record.tool_rules.some((rule) => rule.type === "requires_approval" && rule.tool_name === name);
   const approval = new Map(
-    capabilities.offered.map((grant) => [grant.name, grant.approval !== "never"]),
+    capabilities.offered.map((grant) => [
+      grant.name,
+      grant.approval !== "never" || byRule(grant.name),
+    ]),
   );
   const { provider, model } = parseModelHandle(input.modelHandle);
   return {

@@ -1,6 +1,280 @@
-import type { ServiceContext } from "./agent-access.js";
+import { z } from "zod";
+import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
+import { checkBlockValue } from "../memory/core-block.js";
+import type { CoreBlock, Passage } from "../records/memory-records.js";
+import { agentState, requireAgent, type ServiceContext } from "./agent-access.js";
+import { pageOf } from "./agent-service.js";
+import { type AgentStateView, type BlockView, blockView, passageView } from "./letta-views.js";
+import { type ListQuery, UpdateBlockRequest } from "./requests.js";
+
+const ISO_DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Milliseconds since the epoch of an ISO 8601 date or date-time, or NaN. A time without an
+ * offset is UTC, as Letta (Python) reads it; JavaScript alone would take it as local time.
+ */
+export function instantMs(text: string): number {
+  const match = ISO_DATE_TIME.exec(text.trim());
+  if (!match) return Number.NaN;
+  const [, date, time, zone] = match;
+  if (!time) return Date.parse(`${date}T00:00:00Z`);
+  const offset =
+    !zone || zone.toUpperCase() === "Z"
+      ? "Z"
+      : zone.includes(":")
+        ? zone
+        : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  return Date.parse(`${date}T${time}${offset}`);
+}
+
+/** A date-time as Letta's clients send it: `2026-01-31T12:00:00Z` (UTC when no offset). */
+export const Instant = z
+  .string()
+  .max(100)
+  .refine((text) => !Number.isNaN(instantMs(text)), "expected an ISO 8601 date-time");
+
+const Tag = z.string().min(1).max(200);
+
+/** `POST /v1/agents/{id}/archival-memory`. */
+export const CreatePassageRequest = z.object({
+  text: z.string().min(1).max(1_000_000),
+  tags: z.array(Tag).max(100).nullish(),
+  created_at: Instant.nullish(),
+});
+export type CreatePassageRequest = z.infer<typeof CreatePassageRequest>;
+
+/**
+ * `PATCH /v1/agents/{id}/core-memory/blocks/{label}`: Letta's fields, where Letta's client also
+ * allows `null` for `value` and `limit` (meaning: unchanged).
+ */
+export const BlockPatch = UpdateBlockRequest.extend({
+  value: z.string().max(1_000_000).nullish(),
+  limit: z.int().min(1).max(1_000_000).nullish(),
+});
+export type BlockPatch = z.infer<typeof BlockPatch>;
+
+/** How `GET …/archival-memory` lists: oldest first by default, optionally filtered by words. */
+export interface PassageListOptions {
+  after?: string | undefined;
+  before?: string | undefined;
+  limit: number;
+  ascending: boolean;
+  search?: string | undefined;
+}
+
+/** How `GET …/archival-memory/search` searches and filters. */
+export interface PassageSearchOptions {
+  query: string;
+  topK: number;
+  tags: readonly string[];
+  tagMatchMode: "any" | "all";
+  startMs?: number | undefined;
+  endMs?: number | undefined;
+}
+
+export interface ArchivalSearchResult {
+  count: number;
+  results: { id: string; content: string; timestamp: string; tags: string[] }[];
+}
+
+/** Every passage of an agent, where a filter has to see them all before paging. */
+const ALL = 1_000_000;
+/** How many ranked passages a search considers before filters that the store cannot apply. */
+const SEARCH_POOL = 10_000;
+
+/** Letta's Passage; `embedding_config` is required by its schema, and Holdfast has none. */
+function passageOut(passage: Passage, agentId: string) {
+  return { ...passageView(passage, agentId), embedding_config: null };
+}
+export type PassageOut = ReturnType<typeof passageOut>;
 
 /** Core blocks and archival passages of agents, as Letta's API sees them. */
 export class MemoryService {
   constructor(protected readonly ctx: ServiceContext) {}
+
+  async listBlocks(projectId: string, agentId: string, query: ListQuery): Promise<BlockView[]> {
+    await requireAgent(this.ctx, projectId, agentId);
+    return pageOf(await this.ctx.store.loadBlocks(agentId), query).map(blockView);
+  }
+
+  async getBlock(projectId: string, agentId: string, label: string): Promise<BlockView> {
+    await requireAgent(this.ctx, projectId, agentId);
+    return blockView(await this.#block(agentId, label));
+  }
+
+  /**
+   * Edits a block within its (new) limit. Read-only blocks may be edited here: `read_only`
+   * stops the agent's own memory tools, not its owner, as in Letta. The next turn loads blocks
+   * from the store, so an active agent needs no refresh.
+   */
+  async updateBlock(
+    projectId: string,
+    agentId: string,
+    label: string,
+    body: BlockPatch,
+  ): Promise<BlockView> {
+    await requireAgent(this.ctx, projectId, agentId);
+    const block = await this.#block(agentId, label);
+    const limit = body.limit ?? block.limit;
+    const value = body.value ?? block.value;
+    if (body.value != null) {
+      const check = checkBlockValue({ ...block, limit, read_only: false }, value);
+      if (!check.ok)
+        throw new ValidationError("invalid block", [{ path: "value", message: check.error }]);
+    } else if (value.length > limit) {
+      const message = `block '${label}' holds ${value.length} characters; a limit of ${limit} is below that`;
+      throw new ValidationError("invalid block", [{ path: "limit", message }]);
+    }
+    const updated: CoreBlock = {
+      ...block,
+      value,
+      limit,
+      description: body.description === undefined ? block.description : (body.description ?? ""),
+      read_only: body.read_only ?? block.read_only,
+    };
+    await this.ctx.store.putBlock(agentId, updated);
+    return blockView(updated);
+  }
+
+  /**
+   * Holdfast keeps blocks per agent, so attaching copies the block `blockId` of another agent
+   * of the same project into this one, under a new id.
+   */
+  async attachBlock(projectId: string, agentId: string, blockId: string): Promise<AgentStateView> {
+    const agent = await requireAgent(this.ctx, projectId, agentId);
+    const source = await this.#projectBlock(projectId, blockId);
+    if (!source) throw new NotFoundError("block", blockId);
+    const blocks = await this.ctx.store.loadBlocks(agentId);
+    if (blocks.some((block) => block.label === source.label)) {
+      throw new ConflictError(
+        `agent '${agentId}' already has a block labelled '${source.label}'; detach it first`,
+      );
+    }
+    await this.ctx.store.putBlock(agentId, { ...source, id: this.ctx.ids.next("block") });
+    return agentState(this.ctx, agent);
+  }
+
+  /** Removes the block `blockId` from this agent (it is the agent's own copy). */
+  async detachBlock(projectId: string, agentId: string, blockId: string): Promise<AgentStateView> {
+    const agent = await requireAgent(this.ctx, projectId, agentId);
+    const blocks = await this.ctx.store.loadBlocks(agentId);
+    const block = blocks.find((candidate) => candidate.id === blockId);
+    if (!block) throw new NotFoundError("block", blockId);
+    await this.ctx.store.deleteBlock(agentId, block.label);
+    return agentState(this.ctx, agent);
+  }
+
+  async insertPassage(
+    projectId: string,
+    agentId: string,
+    body: CreatePassageRequest,
+  ): Promise<PassageOut[]> {
+    await requireAgent(this.ctx, projectId, agentId);
+    const passage: Passage = {
+      id: this.ctx.ids.next("passage"),
+      text: body.text,
+      tags: [...new Set(body.tags ?? [])],
+      created_at_ms: body.created_at ? instantMs(body.created_at) : this.ctx.clock.now(),
+    };
+    await this.ctx.store.insertPassages(agentId, [passage]);
+    return [passageOut(passage, agentId)];
+  }
+
+  /** A page of passages; `search` keeps those holding every one of its words (any case). */
+  async listPassages(
+    projectId: string,
+    agentId: string,
+    options: PassageListOptions,
+  ): Promise<PassageOut[]> {
+    await requireAgent(this.ctx, projectId, agentId);
+    const page = {
+      after: options.after,
+      before: options.before,
+      limit: options.limit,
+      order: options.ascending ? ("asc" as const) : ("desc" as const),
+    };
+    const words = (options.search ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+    if (words.length === 0) {
+      const passages = await this.ctx.store.listPassages(agentId, page);
+      return passages.map((passage) => passageOut(passage, agentId));
+    }
+    const all = await this.ctx.store.listPassages(agentId, { limit: ALL, order: "asc" });
+    const found = all.filter((passage) => {
+      const text = passage.text.toLowerCase();
+      return words.every((word) => text.includes(word));
+    });
+    return pageOf(found, page).map((passage) => passageOut(passage, agentId));
+  }
+
+  /**
+   * Full-text search (ranked by the store), then Letta's filters: tags (`any` or `all`) and
+   * the creation time range, both ends included.
+   */
+  async searchPassages(
+    projectId: string,
+    agentId: string,
+    options: PassageSearchOptions,
+  ): Promise<ArchivalSearchResult> {
+    await requireAgent(this.ctx, projectId, agentId);
+    const { tags, startMs, endMs } = options;
+    const anyTag = options.tagMatchMode === "any" && tags.length > 0;
+    const allTags = options.tagMatchMode === "all" && tags.length > 0;
+    const filtering = anyTag || startMs !== undefined || endMs !== undefined;
+    const ranked = await this.ctx.store.searchPassages(agentId, options.query, {
+      ...(allTags ? { tags } : {}),
+      topK: filtering ? SEARCH_POOL : options.topK,
+    });
+    const results = ranked
+      .filter(
+        (passage) =>
+          (!anyTag || passage.tags.some((tag) => tags.includes(tag))) &&
+          (startMs === undefined || passage.created_at_ms >= startMs) &&
+          (endMs === undefined || passage.created_at_ms <= endMs),
+      )
+      .slice(0, options.topK)
+      .map((passage) => ({
+        id: passage.id,
+        content: passage.text,
+        timestamp: new Date(passage.created_at_ms).toISOString(),
+        tags: passage.tags,
+      }));
+    return { count: results.length, results };
+  }
+
+  async deletePassage(projectId: string, agentId: string, passageId: string): Promise<void> {
+    await requireAgent(this.ctx, projectId, agentId);
+    const deleted = await this.ctx.store.deletePassage(agentId, passageId);
+    if (!deleted) throw new NotFoundError("passage", passageId);
+  }
+
+  async #block(agentId: string, label: string): Promise<CoreBlock> {
+    const blocks = await this.ctx.store.loadBlocks(agentId);
+    const block = blocks.find((candidate) => candidate.label === label);
+    if (!block) {
+      const labels = blocks.map((candidate) => candidate.label);
+      throw new NotFoundError("block label", label, labels);
+    }
+    return block;
+  }
+
+  /** The block `blockId` of any agent of the project, scanning agents page by page. */
+  async #projectBlock(projectId: string, blockId: string): Promise<CoreBlock | undefined> {
+    const size = 200;
+    let after: string | undefined;
+    for (;;) {
+      const agents = await this.ctx.store.listAgents(projectId, {
+        after,
+        limit: size,
+        order: "asc",
+      });
+      for (const record of agents) {
+        const blocks = await this.ctx.store.loadBlocks(record.id);
+        const found = blocks.find((block) => block.id === blockId);
+        if (found) return found;
+      }
+      if (agents.length < size) return undefined;
+      after = agents.at(-1)?.id;
+    }
+  }
 }

@@ -1,0 +1,84 @@
+import { forkRandom } from "../core/random.js";
+import { checkInvariants } from "./invariants.js";
+import { SimWorld, type WorldOptions } from "./sim-world.js";
+import { errorCode, runWorkload, type WorkloadLog } from "./workload.js";
+
+export interface SeedResult {
+  seed: number;
+  ok: boolean;
+  violations: string[];
+  traceHash: string;
+  faults: Record<string, number>;
+  checks: number;
+  trace?: string[];
+}
+
+/**
+ * One simulation: a seeded workload with faults, then a recovery without faults (restart,
+ * time moves on, every unacknowledged message is sent again, approvals are answered), then
+ * the invariants. The same seed gives the same trace.
+ */
+export async function runSeed(
+  options: WorldOptions & { keepTrace?: boolean },
+): Promise<SeedResult> {
+  const world = new SimWorld(options);
+  const random = forkRandom(world.random, "workload");
+  let log: WorkloadLog = { agents: new Map(), deleted: new Set(), messages: new Map() };
+  try {
+    await world.boot();
+    log = await runWorkload(world, random);
+    await recover(world, log);
+  } catch (error) {
+    world.violations.push(
+      `the simulation itself failed: ${error instanceof Error ? error.stack : String(error)}`,
+    );
+  }
+  const violations = [...world.violations, ...(await checkInvariants(world, log))];
+  const result: SeedResult = {
+    seed: options.seed,
+    ok: violations.length === 0,
+    violations,
+    traceHash: world.traceHash(),
+    faults: world.faults.counts(),
+    checks: log.messages.size + log.agents.size + world.executed.length,
+  };
+  if (options.keepTrace) result.trace = world.trace;
+  return result;
+}
+
+async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
+  world.faults.disable();
+  world.crash("end of workload");
+  await world.boot();
+  for (let round = 0; round < 20; round += 1) {
+    world.clock.advance(25 * 60 * 60_000);
+    const live = [...log.agents.keys()].filter((id) => !log.deleted.has(id));
+    for (const agentId of live) {
+      const state = await world.drive(world.runtime.session(agentId));
+      if (state.status !== "fulfilled") continue;
+      const waiting = state.value.pending.filter((c) => c.status === "awaiting_approval");
+      if (waiting.length > 0) {
+        const decisions = waiting.map((c) => ({
+          tool_call_id: c.tool_call.tool_call_id,
+          approve: true,
+          reason: null,
+        }));
+        await world.drive(world.runtime.submitApprovals(agentId, decisions));
+      }
+    }
+    const unacked = [...log.messages.values()].filter(
+      (m) => m.ackedAt === null && !log.deleted.has(m.agentId),
+    );
+    if (unacked.length === 0) break;
+    for (const m of unacked) {
+      const sent = await world.drive(
+        world.runtime.sendMessage(m.agentId, { content: `message ${m.otid}`, otid: m.otid }),
+      );
+      if (sent.status === "fulfilled") m.ackedAt = Number.MAX_SAFE_INTEGER;
+      world.log(
+        `recover ${m.otid} -> ${sent.status === "fulfilled" ? "ok" : errorCode(sent.reason)}`,
+      );
+    }
+  }
+  await world.drive(world.runtime.shutdown());
+}

@@ -1,0 +1,231 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { builtinConfig, type HoldfastConfig } from "../config/config-file.js";
+import { sequentialIds } from "../core/ids.js";
+import { ManualClock } from "../core/manual-clock.js";
+import { forkRandom, type Random, seededRandom } from "../core/random.js";
+import { withRetries } from "../llm/retry.js";
+import { createSimModel } from "../llm/sim/sim-model.js";
+import { AgentRuntime } from "../runtime/agent-runtime.js";
+import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
+import type { Store } from "../storage/store.js";
+import type { StepCommit } from "../storage/turn-store.js";
+import { BUILTIN_PACKS, builtinToolCatalogue, createToolCatalogue } from "../tools/catalogue.js";
+import { builtinToolImplementations } from "../tools/registry.js";
+import { failure, implementTool, success, type ToolImplementation } from "../tools/tool.js";
+import { defineTool } from "../tools/tool-declaration.js";
+import { AgentTypeRegistry } from "../types/registry.js";
+import { FaultInjector, type FaultProfile, faultPlan } from "./fault-plan.js";
+import { faultyStore } from "./faulty-store.js";
+import { simScript } from "./sim-script.js";
+
+export interface WorldOptions {
+  seed: number;
+  faults: FaultProfile;
+  /** For mutation checks only: replaces the disk the runtime sees with a faulty variant. */
+  mutateStore?: (store: Store) => Store;
+}
+
+/** A tool outside Holdfast: it may fail or hang, as the fault plan says. */
+const simLookup = defineTool({
+  name: "sim_lookup",
+  description: "Looks a key up in an external service.",
+  parameters: z.object({ key: z.string() }),
+  risk: "read",
+});
+
+/**
+ * One simulated world: a disk (in-memory store) that survives crashes, a clock that moves
+ * only when the simulation advances it, seeded randomness, a fault injector, and the real
+ * runtime, dispatcher and loop, started again after every crash.
+ */
+export class SimWorld {
+  readonly random: Random;
+  readonly clock = new ManualClock(Date.UTC(2026, 0, 1));
+  readonly disk: Store;
+  readonly faults: FaultInjector;
+  readonly ids = sequentialIds();
+  readonly config: HoldfastConfig;
+  readonly trace: string[] = [];
+  readonly violations: string[] = [];
+  /** Every tool that really ran: agent and tool name. */
+  readonly executed: { agentId: string; tool: string }[] = [];
+  runtime!: AgentRuntime;
+  /** The disk as the current process generation sees it (with faults). */
+  store!: Store;
+  generation = 0;
+  #kill: () => void = () => {};
+  #live = new Map<string, number>();
+  #lastStep = new Map<string, { runId: string | null; steps: number }>();
+
+  constructor(readonly options: WorldOptions) {
+    this.random = seededRandom(options.seed);
+    this.faults = new FaultInjector(
+      this.random,
+      faultPlan(options.faults),
+      () => this.clock.now(),
+      this.clock.now(),
+    );
+    const disk = createInMemoryStore();
+    this.disk = options.mutateStore ? options.mutateStore(disk) : disk;
+    this.config = simConfig();
+  }
+
+  /** Starts a process generation: a fresh runtime over the disk, resuming what was interrupted. */
+  async boot(): Promise<void> {
+    this.generation += 1;
+    this.#live = new Map();
+    const generation = this.generation;
+    const { store, kill } = faultyStore(this.disk, this.faults, {
+      committed: (step) => this.#checkForward(step),
+      crash: () => this.crash("crash after write"),
+    });
+    this.#kill = kill;
+    this.store = store;
+    const model = withRetries(
+      createSimModel({
+        script: simScript(forkRandom(this.random, `model-${generation}`)),
+        fault: () => this.#modelFault(),
+        latency: { clock: this.clock, ms: 5 },
+      }),
+      {
+        maxAttempts: 3,
+        baseDelayMs: 200,
+        maxDelayMs: 2000,
+        deadlineMs: 10_000,
+        clock: this.clock,
+        random: forkRandom(this.random, "retry"),
+      },
+    );
+    this.runtime = new AgentRuntime({
+      store,
+      config: this.config,
+      ids: this.ids,
+      tools: this.#tools(),
+      modelFor: () => model,
+      defaultModel: "sim/world",
+      workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+      clock: this.clock,
+      idleMs: 30_000,
+      observe: {
+        activated: (id) => {
+          const count = (this.#live.get(id) ?? 0) + 1;
+          this.#live.set(id, count);
+          if (count > 1)
+            this.violations.push(`agent ${id} had two activations in generation ${generation}`);
+        },
+        deactivated: (id) => this.#live.set(id, (this.#live.get(id) ?? 1) - 1),
+      },
+    });
+    this.log(`boot ${generation}`);
+    await this.drive(this.runtime.start());
+  }
+
+  /** The process dies: nothing of this generation touches the disk again. */
+  crash(why: string): void {
+    this.#kill();
+    this.log(`crash ${this.generation} (${why})`);
+  }
+
+  log(line: string): void {
+    this.trace.push(`${this.clock.now()} ${line}`);
+  }
+
+  traceHash(): string {
+    return createHash("sha256").update(this.trace.join("\n")).digest("hex").slice(0, 16);
+  }
+
+  /**
+   * Runs the simulation until `work` settles: lets every ready callback run, and when all
+   * that remains is waiting on the clock, moves the clock to the next wake-up.
+   */
+  async drive<T>(work: Promise<T>): Promise<PromiseSettledResult<T>> {
+    let settled: PromiseSettledResult<T> | null = null;
+    void work.then(
+      (value) => {
+        settled = { status: "fulfilled", value };
+      },
+      (reason: unknown) => {
+        settled = { status: "rejected", reason };
+      },
+    );
+    for (let spins = 0; settled === null; spins += 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (settled !== null) break;
+      const next = this.clock.nextWakeAtMs();
+      if (next !== null && spins % 3 === 2)
+        this.clock.advance(Math.max(1, next - this.clock.now()));
+      if (spins > 200_000) throw new Error("simulation stuck: work never settles");
+    }
+    return settled;
+  }
+
+  #modelFault() {
+    if (this.faults.fires("network_delay")) this.clock.advance(50);
+    if (this.faults.fires("clock_jump")) this.clock.advance(60 * 60_000);
+    if (this.faults.fires("model_timeout")) return "timeout" as const;
+    if (this.faults.fires("model_failure")) return "server" as const;
+    if (this.faults.fires("model_rate_limit")) return "rate_limit" as const;
+    return undefined;
+  }
+
+  /** The server's tools plus sim_lookup, each recording that it ran. */
+  #tools(): Map<string, ToolImplementation> {
+    const lookup = implementTool(
+      simLookup,
+      { idempotent: true, timeoutMs: 1000 },
+      async ({ key }, ctx) => {
+        if (this.faults.fires("tool_failure", "sim_lookup"))
+          throw new Error("simulated tool failure");
+        if (this.faults.fires("tool_timeout", "sim_lookup"))
+          await ctx.clock.sleep(5000, ctx.signal);
+        return key === "" ? failure("empty key") : success(`value of ${key}`);
+      },
+    );
+    const tools = builtinToolImplementations();
+    tools.set(lookup.declaration.name, lookup);
+    for (const [name, tool] of tools) {
+      tools.set(name, {
+        ...tool,
+        run: (args, ctx) => {
+          this.executed.push({ agentId: ctx.agentId, tool: name });
+          return tool.run(args, ctx);
+        },
+      });
+    }
+    return tools;
+  }
+
+  /** Checkpoints only move forward: within a run, the step count never goes down. */
+  #checkForward(step: StepCommit): void {
+    const last = this.#lastStep.get(step.agentId);
+    const now = { runId: step.state.run_id, steps: step.state.usage.step_count };
+    if (last && last.runId === now.runId && now.steps < last.steps) {
+      this.violations.push(
+        `checkpoint of ${step.agentId} went back from step ${last.steps} to ${now.steps}`,
+      );
+    }
+    this.#lastStep.set(step.agentId, now);
+  }
+}
+
+/** The built-in types plus `sim_agent` (letta_v1 with the external sim_lookup tool). */
+function simConfig(): HoldfastConfig {
+  const base = builtinConfig();
+  const letta = base.registry.get("letta_v1_agent");
+  if (!letta) throw new Error("letta_v1_agent missing");
+  const simType = {
+    ...letta,
+    name: "sim_agent",
+    tools: { ...letta.tools, include: ["sim_lookup"] },
+  };
+  const catalogue = createToolCatalogue(
+    [...builtinToolCatalogue().tools.values(), simLookup],
+    BUILTIN_PACKS,
+  );
+  return {
+    ...base,
+    catalogue,
+    registry: new AgentTypeRegistry([...base.registry.list(), simType]),
+  };
+}

@@ -1,0 +1,167 @@
+import { pick, type Random, randomInt } from "../core/random.js";
+import { PendingApprovalError } from "../runtime/agent-runtime.js";
+import { newAgent } from "../runtime/new-agent.js";
+import type { SimWorld } from "./sim-world.js";
+
+/** A message the simulated client sent: acknowledged once a send resolved. */
+export interface SentMessage {
+  otid: string;
+  agentId: string;
+  /** The logical time it was first sent, and when it was acknowledged. */
+  issuedAt: number;
+  ackedAt: number | null;
+}
+
+/** What the workload did, for the invariants to check against the disk. */
+export interface WorkloadLog {
+  agents: Map<string, string>;
+  deleted: Set<string>;
+  messages: Map<string, SentMessage>;
+}
+
+const TYPES = ["memgpt_agent", "letta_v1_agent", "sim_agent", "verifier"] as const;
+
+/**
+ * Runs a seeded workload against the world: agents created and deleted, messages sent to one
+ * agent concurrently and across many, approvals, cancels, transfers, clock moves, crashes and
+ * restarts. Every operation's outcome goes to the trace.
+ */
+export async function runWorkload(world: SimWorld, random: Random): Promise<WorkloadLog> {
+  const log: WorkloadLog = { agents: new Map(), deleted: new Set(), messages: new Map() };
+  let tick = 0;
+  const now = () => tick++;
+  for (let i = randomInt(random, 2, 5); i > 0; i -= 1) await createAgent(world, random, log);
+  for (let round = randomInt(random, 6, 16); round > 0; round -= 1) {
+    const ops = Array.from({ length: randomInt(random, 1, 6) }, () =>
+      operation(world, random, log, now),
+    );
+    await world.drive(Promise.allSettled(ops.map((op) => op())));
+  }
+  return log;
+}
+
+type Op = () => Promise<void>;
+
+function operation(world: SimWorld, random: Random, log: WorkloadLog, now: () => number): Op {
+  const live = [...log.agents.keys()].filter((id) => !log.deleted.has(id));
+  const agent = live.length > 0 ? pick(random, live) : null;
+  const roll = random.next();
+  if (!agent || roll < 0.05) return () => createAgent(world, random, log);
+  if (roll < 0.5) return () => send(world, log, agent, `otid-${world.ids.next("m")}`, now);
+  const unacked = [...log.messages.values()].filter(
+    (m) => m.ackedAt === null && !log.deleted.has(m.agentId),
+  );
+  if (roll < 0.58 && unacked.length > 0) {
+    const retry = pick(random, unacked);
+    return () => send(world, log, retry.agentId, retry.otid, now);
+  }
+  if (roll < 0.68) return () => approveAll(world, agent, random.next() < 0.7);
+  if (roll < 0.72)
+    return async () => void world.log(`cancel ${agent} -> ${world.runtime.cancel(agent)}`);
+  if (roll < 0.8) return async () => world.clock.advance(randomInt(random, 1, 40) * 60_000);
+  if (roll < 0.84) {
+    return async () => {
+      world.crash("workload");
+      await world.boot();
+    };
+  }
+  if (roll < 0.87) {
+    return async () => {
+      log.deleted.add(agent);
+      await outcome(
+        world,
+        `delete ${agent}`,
+        world.runtime.forget(agent).then(() => world.store.deleteAgent(agent)),
+      );
+    };
+  }
+  if (roll < 0.92 && live.length > 1) {
+    const target = pick(
+      random,
+      live.filter((id) => id !== agent),
+    );
+    return () => transfer(world, agent, target);
+  }
+  return () => outcome(world, `resume ${agent}`, world.runtime.resume(agent));
+}
+
+async function createAgent(world: SimWorld, random: Random, log: WorkloadLog): Promise<void> {
+  const type = world.config.registry.get(pick(random, TYPES));
+  if (!type) return;
+  const toolRules =
+    random.next() < 0.25
+      ? [
+          {
+            type: "requires_approval" as const,
+            tool_name: pick(random, ["memory_insert", "sim_lookup", "core_memory_append"]),
+          },
+        ]
+      : [];
+  const created = newAgent(
+    { name: `sim-${log.agents.size}`, type, toolRules },
+    world.ids,
+    world.clock.now(),
+  );
+  const result = await world.drive(world.store.createAgent(created));
+  world.log(`create ${created.agent.id} ${type.name} -> ${result.status}`);
+  if (result.status === "fulfilled") log.agents.set(created.agent.id, type.name);
+}
+
+async function send(
+  world: SimWorld,
+  log: WorkloadLog,
+  agentId: string,
+  otid: string,
+  now: () => number,
+) {
+  const sent = log.messages.get(otid) ?? { otid, agentId, issuedAt: now(), ackedAt: null };
+  log.messages.set(otid, sent);
+  try {
+    const result = await world.runtime.sendMessage(agentId, { content: `message ${otid}`, otid });
+    if (sent.ackedAt === null) sent.ackedAt = now();
+    world.log(`send ${otid} -> ${result.duplicate ? "duplicate" : result.result.stopReason}`);
+  } catch (error) {
+    world.log(`send ${otid} -> ${errorCode(error)}`);
+    if (error instanceof PendingApprovalError) await approveAll(world, agentId, true);
+  }
+}
+
+async function approveAll(world: SimWorld, agentId: string, approve: boolean): Promise<void> {
+  const state = await world.runtime.session(agentId).catch(() => null);
+  const waiting = state?.pending.filter((c) => c.status === "awaiting_approval") ?? [];
+  if (waiting.length === 0) return;
+  const decisions = waiting.map((c) => ({
+    tool_call_id: c.tool_call.tool_call_id,
+    approve,
+    reason: approve ? null : "no",
+  }));
+  await outcome(
+    world,
+    `approve ${agentId} ${approve}`,
+    world.runtime.submitApprovals(agentId, decisions),
+  );
+}
+
+async function transfer(world: SimWorld, from: string, to: string): Promise<void> {
+  const state = await world.runtime.session(from).catch(() => null);
+  if (!state) return;
+  await outcome(
+    world,
+    `transfer ${from} -> ${to}`,
+    world.runtime.transferSession(from, state.session_id, to),
+  );
+}
+
+async function outcome(world: SimWorld, what: string, work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+    world.log(`${what} -> ok`);
+  } catch (error) {
+    world.log(`${what} -> ${errorCode(error)}`);
+  }
+}
+
+export const errorCode = (error: unknown): string =>
+  typeof error === "object" && error !== null && "code" in error
+    ? String(error.code)
+    : String(error);
