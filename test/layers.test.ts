@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 /** The layers, highest first (README "Folder layout"). A file may import only its own layer or lower ones. */
 const LAYERS = [
   "cli",
+  "sim",
   "server",
   "service",
   "runtime",

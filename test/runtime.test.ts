@@ -180,3 +180,46 @@ describe("an interrupted turn and a new message", () => {
     expect(types.filter((t) => t === "assistant_message")).toHaveLength(2);
   });
 });
+
+describe("session handoff", () => {
+  // Regression, found by DST (seeds 22 and 223, mixed faults): a handed-over session kept the
+  // source's run, which the target could not update (runs belong to one agent), and handing
+  // a session back copied its messages into the original agent a second time.
+  it("hands a session back and forth without duplicating messages, each run owned by its agent", async () => {
+    const store = createInMemoryStore();
+    const model = createSimModel({
+      script: (request) =>
+        request.messages.at(-1)?.role === "tool"
+          ? { text: "saved" }
+          : { toolCalls: [{ name: "memory_insert", args: { label: "human", new_str: "tea" } }] },
+    });
+    const { runtime, create } = runtimeKit(store, { model });
+    const a = await create("letta_v1_agent", "a");
+    const b = await create("letta_v1_agent", "b");
+    const record = await store.getAgent(a);
+    if (!record) throw new Error("no agent");
+    await store.updateAgent({
+      ...record,
+      tool_rules: [{ type: "requires_approval", tool_name: "memory_insert" }],
+    });
+    await runtime.refresh(a);
+    const asked = await runtime.sendMessage(a, { content: "note it", otid: "otid-1" });
+    const session = asked.duplicate ? "" : asked.result.state.session_id;
+
+    await runtime.transferSession(a, session, b);
+    const back = await runtime.transferSession(b, session, a);
+    const waiting = back.pending.filter((c) => c.status === "awaiting_approval");
+    const done = await runtime.submitApprovals(
+      a,
+      waiting.map((c) => ({ tool_call_id: c.tool_call.tool_call_id, approve: true, reason: null })),
+    );
+    expect(done.stopReason).toBe("end_turn");
+    const run = done.state.run_id ? await store.getRun(done.state.run_id) : null;
+    expect(run).toMatchObject({ agent_id: a, status: "completed" });
+    const users = (await store.listMessages(a, { limit: 100, order: "asc" })).filter(
+      (m) => m.message_type === "user_message",
+    );
+    expect(users).toHaveLength(1);
+    await runtime.shutdown();
+  });
+});

@@ -4,6 +4,7 @@ import { registerAgentsCommands } from "./agents-command.js";
 import { registerBenchCommand } from "./bench/bench-command.js";
 import { registerChatCommand } from "./chat-command.js";
 import { registerConfigCommands } from "./config-command.js";
+import { registerDstCommand } from "./dst/dst-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerTypesCommands } from "./types-command.js";
 
@@ -14,6 +15,7 @@ registerServeCommand(program);
 registerTypesCommands(program);
 registerConfigCommands(program);
 registerBenchCommand(program);
+registerDstCommand(program);
 registerAgentsCommands(program);
 registerChatCommand(program);
 

@@ -1,7 +1,7 @@
 import { forkRandom } from "../core/random.js";
 import { checkInvariants } from "./invariants.js";
 import { SimWorld, type WorldOptions } from "./sim-world.js";
-import { errorCode, runWorkload, type WorkloadLog } from "./workload.js";
+import { errorCode, runWorkload, type WorkloadLog, type WorkloadShape } from "./workload.js";
 
 export interface SeedResult {
   seed: number;
@@ -19,14 +19,14 @@ export interface SeedResult {
  * the invariants. The same seed gives the same trace.
  */
 export async function runSeed(
-  options: WorldOptions & { keepTrace?: boolean },
+  options: WorldOptions & { keepTrace?: boolean; shape?: WorkloadShape },
 ): Promise<SeedResult> {
   const world = new SimWorld(options);
   const random = forkRandom(world.random, "workload");
   let log: WorkloadLog = { agents: new Map(), deleted: new Set(), messages: new Map() };
   try {
     await world.boot();
-    log = await runWorkload(world, random);
+    log = await runWorkload(world, random, options.shape);
     await recover(world, log);
   } catch (error) {
     world.violations.push(

@@ -26,10 +26,15 @@ const TYPES = ["memgpt_agent", "letta_v1_agent", "sim_agent", "verifier"] as con
  * agent concurrently and across many, approvals, cancels, transfers, clock moves, crashes and
  * restarts. Every operation's outcome goes to the trace.
  */
-export async function runWorkload(world: SimWorld, random: Random): Promise<WorkloadLog> {
+export async function runWorkload(
+  world: SimWorld,
+  random: Random,
+  shape: WorkloadShape = "mixed",
+): Promise<WorkloadLog> {
   const log: WorkloadLog = { agents: new Map(), deleted: new Set(), messages: new Map() };
   let tick = 0;
   const now = () => tick++;
+  if (shape !== "mixed") return burst(world, random, log, shape, now);
   for (let i = randomInt(random, 2, 5); i > 0; i -= 1) await createAgent(world, random, log);
   for (let round = randomInt(random, 6, 16); round > 0; round -= 1) {
     const ops = Array.from({ length: randomInt(random, 1, 6) }, () =>
@@ -37,6 +42,32 @@ export async function runWorkload(world: SimWorld, random: Random): Promise<Work
     );
     await world.drive(Promise.allSettled(ops.map((op) => op())));
   }
+  return log;
+}
+
+/** `mixed`: everything at random; the others load one dimension hard (the plan's test matrix). */
+export type WorkloadShape = "mixed" | "many_agents" | "many_messages";
+
+/** 100 agents with a message each, or one agent with 100 messages, all at once. */
+async function burst(
+  world: SimWorld,
+  random: Random,
+  log: WorkloadLog,
+  shape: WorkloadShape,
+  now: () => number,
+) {
+  const agents = shape === "many_agents" ? 100 : 1;
+  for (let i = 0; i < agents; i += 1) await createAgent(world, random, log);
+  const ids = [...log.agents.keys()];
+  const sends =
+    shape === "many_agents"
+      ? ids.map((id) => ({ id }))
+      : Array.from({ length: 100 }, () => ({ id: ids[0] ?? "" }));
+  await world.drive(
+    Promise.allSettled(
+      sends.map(({ id }) => send(world, log, id, `otid-${world.ids.next("m")}`, now)),
+    ),
+  );
   return log;
 }
 
