@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimModel } from "../src/llm/sim/sim-model.js";
 import { startTestServer } from "./support/server-kit.js";
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
