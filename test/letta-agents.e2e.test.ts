@@ -163,3 +163,21 @@ describe("Letta's official client against Holdfast: messages", () => {
     expect(users).toEqual(texts);
   });
 });
+
+describe("Letta's message options", () => {
+  it("returns only the requested message types and stops at max_steps", async () => {
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
+    const only = await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "I like tea" }],
+      include_return_message_types: ["assistant_message"],
+    });
+    expect(only.messages.map((m) => m.message_type)).toEqual(["assistant_message"]);
+    const capped = await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "I like coffee" }],
+      max_steps: 1,
+    });
+    expect(capped.stop_reason.stop_reason).toBe("max_steps");
+    expect(capped.usage.step_count).toBe(1);
+  });
+});

@@ -5,6 +5,7 @@ import {
   resumeSession,
   sendUserMessage,
   submitApprovals,
+  type TurnAgent,
   type TurnResult,
   wakeFromPause,
 } from "../agent/run-turn.js";
@@ -35,6 +36,8 @@ export interface RuntimeOptions extends ActivationSources {
 
 export interface RunOptions {
   onEvent?: (event: LoopEvent) => void;
+  /** Fewer model calls than the agent's limit, for this turn only (Letta's `max_steps`). */
+  maxSteps?: number;
 }
 
 /** What a message to an agent came to. `duplicate` marks a retry answered from the first run. */
@@ -107,7 +110,12 @@ export class AgentRuntime {
         throw new PendingApprovalError(waiting.map((c) => c.tool_call.tool_call_id));
       }
       const result = await this.#run(activation, run, (deps) =>
-        sendUserMessage(activation.agent, activation.state, input, deps),
+        sendUserMessage(
+          withMaxSteps(activation.agent, run.maxSteps),
+          activation.state,
+          input,
+          deps,
+        ),
       );
       return { duplicate: false, result };
     });
@@ -283,4 +291,15 @@ export class AgentRuntime {
       await this.#run(activation, {}, (deps) => resumeSession(activation.agent, state, deps));
     }
   }
+}
+
+/** The agent with its iteration limit lowered for one turn; never raised past its type's. */
+function withMaxSteps(agent: TurnAgent, maxSteps: number | undefined): TurnAgent {
+  const limits = agent.config.capabilities.limits;
+  if (maxSteps === undefined || maxSteps >= limits.max_iterations) return agent;
+  const capabilities = {
+    ...agent.config.capabilities,
+    limits: { ...limits, max_iterations: maxSteps },
+  };
+  return { ...agent, config: { ...agent.config, capabilities } };
 }

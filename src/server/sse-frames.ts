@@ -18,7 +18,11 @@ export class FrameMapper {
   readonly #streamedIds = new Set<string>();
   #error: { message: string; retryable: boolean } | null = null;
 
-  constructor(private readonly streamTokens: boolean) {}
+  constructor(
+    private readonly streamTokens: boolean,
+    /** Only these message types are sent (Letta's `include_return_message_types`). */
+    private readonly only: readonly string[] | null = null,
+  ) {}
 
   frames(event: LoopEvent): Frame[] {
     switch (event.type) {
@@ -44,6 +48,7 @@ export class FrameMapper {
 
   #delta(event: Extract<LoopEvent, { type: "delta" }>): Frame[] {
     if (!this.streamTokens || event.message_type === "tool_call_message") return [];
+    if (this.only && !this.only.includes(event.message_type)) return [];
     this.#streamedIds.add(event.id);
     const date = new Date().toISOString();
     const body =
@@ -55,7 +60,9 @@ export class FrameMapper {
 
   #message(message: AgentMessage): Frame[] {
     if (message.message_type === "user_message" || this.#streamedIds.has(message.id)) return [];
-    return lettaMessages([message]).map((shown) => this.#json(shown));
+    return lettaMessages([message])
+      .filter((shown) => !this.only || this.only.includes(shown.message_type))
+      .map((shown) => this.#json(shown));
   }
 
   #json(value: unknown): Frame {

@@ -78,20 +78,30 @@ export class MessageService {
   ): Promise<LettaResponse> {
     await requireAgent(this.ctx, projectId, agentId);
     const input = inputOf(body);
-    const run = onEvent ? { onEvent } : {};
+    const run = {
+      ...(onEvent ? { onEvent } : {}),
+      ...(body.max_steps ? { maxSteps: body.max_steps } : {}),
+    };
+    const only = body.include_return_message_types;
+    const filter = (response: LettaResponse): LettaResponse =>
+      only
+        ? { ...response, messages: response.messages.filter((m) => only.includes(m.message_type)) }
+        : response;
     if (input.kind === "approvals") {
-      return response(await this.ctx.runtime.submitApprovals(agentId, input.decisions, run));
+      return filter(
+        response(await this.ctx.runtime.submitApprovals(agentId, input.decisions, run)),
+      );
     }
     const outcome = await this.ctx.runtime.sendMessage(
       agentId,
       { content: input.content, otid: input.otid },
       run,
     );
-    if (!outcome.duplicate) return response(outcome.result);
+    if (!outcome.duplicate) return filter(response(outcome.result));
     const recent = await this.ctx.store.listMessages(agentId, { limit: 1000, order: "desc" });
     const ofRun = recent.filter((m) => m.run_id === outcome.run.id).reverse();
     const session = await this.ctx.store.loadSession(agentId);
-    return {
+    return filter({
       messages: lettaMessages(ofRun.filter((m) => m.message_type !== "user_message")),
       stop_reason: {
         message_type: "stop_reason",
@@ -102,7 +112,7 @@ export class MessageService {
           ? session.usage
           : { prompt_tokens: 0, completion_tokens: 0, step_count: 0 },
       ),
-    };
+    });
   }
 
   /**

@@ -87,6 +87,19 @@ export const MessageCreate = z.union([
 ]);
 export type MessageCreate = z.infer<typeof MessageCreate>;
 
+/** The message types Letta knows, for filters. */
+const MessageType = z.enum([
+  "system_message",
+  "user_message",
+  "assistant_message",
+  "reasoning_message",
+  "hidden_reasoning_message",
+  "tool_call_message",
+  "tool_return_message",
+  "approval_request_message",
+  "approval_response_message",
+]);
+
 /** `POST /v1/agents/{id}/messages`. */
 export const SendMessagesRequest = z
   .object({
@@ -96,6 +109,8 @@ export const SendMessagesRequest = z
     stream_tokens: z.boolean().optional(),
     include_pings: z.boolean().optional(),
     max_steps: z.int().min(1).max(1000).optional(),
+    /** Only these message types in the answer (Letta's filter). */
+    include_return_message_types: z.array(MessageType).max(20).nullish(),
   })
   .refine((body) => body.messages !== undefined || body.input !== undefined, {
     message: "send either 'messages' or 'input'",

@@ -96,7 +96,10 @@ function stream(
   agentId: string,
   body: SendMessagesRequest,
 ) {
-  const mapper = new FrameMapper(body.stream_tokens === true);
+  const mapper = new FrameMapper(
+    body.stream_tokens === true,
+    body.include_return_message_types ?? null,
+  );
   return streamSSE(c, async (sse) => {
     let open = true;
     sse.onAbort(() => {
