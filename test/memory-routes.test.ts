@@ -3,22 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Letta from "@letta-ai/letta-client";
 import { describe, expect, it } from "vitest";
-import { builtinConfig } from "../src/config/config-file.js";
-import { sequentialIds } from "../src/core/ids.js";
-import { ManualClock } from "../src/core/manual-clock.js";
-import { createSimModel } from "../src/llm/sim/sim-model.js";
-import { AgentRuntime } from "../src/runtime/agent-runtime.js";
 import { createApp } from "../src/server/app.js";
 import { listen } from "../src/server/serve.js";
-import type { ServiceContext } from "../src/service/agent-access.js";
-import { AgentService } from "../src/service/agent-service.js";
-import { MemoryService } from "../src/service/memory-service.js";
-import { MessageService } from "../src/service/message-service.js";
-import { ToolService } from "../src/service/tool-service.js";
 import { createInMemoryStore } from "../src/storage/memory/in-memory-store.js";
 import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.js";
 import type { Store } from "../src/storage/store.js";
-import { builtinToolImplementations } from "../src/tools/registry.js";
+import { serviceKit } from "./support/service-kit.js";
 
 const tokens = new Map([
   ["t1", "p1"],
@@ -26,36 +16,7 @@ const tokens = new Map([
 ]);
 
 function appOver(store: Store, withTokens = true) {
-  const config = builtinConfig();
-  const clock = new ManualClock();
-  const ids = sequentialIds();
-  const model = createSimModel();
-  const runtime = new AgentRuntime({
-    store,
-    config,
-    ids,
-    tools: builtinToolImplementations(),
-    modelFor: () => model,
-    defaultModel: "sim/demo",
-    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
-    clock,
-  });
-  const ctx: ServiceContext = {
-    store,
-    runtime,
-    config,
-    ids,
-    clock,
-    defaultModel: "sim/demo",
-    modelFor: () => model,
-    checkModel: () => undefined,
-  };
-  const services = {
-    agents: new AgentService(ctx),
-    messages: new MessageService(ctx),
-    memory: new MemoryService(ctx),
-    tools: new ToolService(ctx),
-  };
+  const { config, services } = serviceKit({ store });
   return createApp({ config, version: "t", services, tokens: withTokens ? tokens : null });
 }
 

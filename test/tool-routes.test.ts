@@ -1,53 +1,14 @@
 import Letta from "@letta-ai/letta-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { builtinConfig } from "../src/config/config-file.js";
-import { sequentialIds } from "../src/core/ids.js";
-import { ManualClock } from "../src/core/manual-clock.js";
 import { createSimModel, type SimModelOptions } from "../src/llm/sim/sim-model.js";
-import { AgentRuntime } from "../src/runtime/agent-runtime.js";
 import { createApp } from "../src/server/app.js";
 import { listen, type RunningServer } from "../src/server/serve.js";
-import type { ServiceContext } from "../src/service/agent-access.js";
-import { AgentService } from "../src/service/agent-service.js";
-import { MemoryService } from "../src/service/memory-service.js";
-import { MessageService } from "../src/service/message-service.js";
-import { ToolService } from "../src/service/tool-service.js";
-import { createInMemoryStore } from "../src/storage/memory/in-memory-store.js";
-import { builtinToolImplementations } from "../src/tools/registry.js";
+import { serviceKit } from "./support/service-kit.js";
 
 /** The app over an in-memory store and the sim model, with every service. */
 function appKit(script?: SimModelOptions["script"]) {
-  const config = builtinConfig();
-  const store = createInMemoryStore();
-  const clock = new ManualClock();
-  const ids = sequentialIds();
-  const model = createSimModel(script ? { script } : {});
-  const runtime = new AgentRuntime({
-    store,
-    config,
-    ids,
-    tools: builtinToolImplementations(),
-    modelFor: () => model,
-    defaultModel: "sim/demo",
-    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
-    clock,
-  });
-  const ctx: ServiceContext = {
-    store,
-    runtime,
-    config,
-    ids,
-    clock,
-    defaultModel: "sim/demo",
-    modelFor: () => model,
-    checkModel: () => undefined,
-  };
-  const services = {
-    agents: new AgentService(ctx),
-    messages: new MessageService(ctx),
-    memory: new MemoryService(ctx),
-    tools: new ToolService(ctx),
-  };
+  const { runtime, services } = serviceKit({ model: createSimModel(script ? { script } : {}) });
   const app = createApp({ config: builtinConfig(), version: "t", services });
   const send = (method: string, path: string, body?: unknown) =>
     app.request(path, {

@@ -1,42 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { builtinConfig } from "../config/config-file.js";
-import { sequentialIds } from "../core/ids.js";
-import { ManualClock } from "../core/manual-clock.js";
-import { createSimModel } from "../llm/sim/sim-model.js";
-import { AgentRuntime } from "../runtime/agent-runtime.js";
-import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
-import { builtinToolImplementations } from "../tools/registry.js";
-import type { ServiceContext } from "./agent-access.js";
+import { serviceKit } from "../../test/support/service-kit.js";
 import { AgentService } from "./agent-service.js";
 import { instantMs, MemoryService, type PassageSearchOptions } from "./memory-service.js";
 import { MessageService } from "./message-service.js";
 
 function setup() {
-  const store = createInMemoryStore();
-  const config = builtinConfig();
-  const clock = new ManualClock();
-  const ids = sequentialIds();
-  const model = createSimModel();
-  const runtime = new AgentRuntime({
-    store,
-    config,
-    ids,
-    tools: builtinToolImplementations(),
-    modelFor: () => model,
-    defaultModel: "sim/demo",
-    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
-    clock,
-  });
-  const ctx: ServiceContext = {
-    store,
-    runtime,
-    config,
-    ids,
-    clock,
-    defaultModel: "sim/demo",
-    modelFor: () => model,
-    checkModel: () => undefined,
-  };
+  const { ctx, model, clock } = serviceKit();
   const agents = new AgentService(ctx);
   const create = async (project = "p1", name = "keeper") =>
     (

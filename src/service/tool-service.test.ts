@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { builtinConfig } from "../config/config-file.js";
+import { serviceKit } from "../../test/support/service-kit.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
-import { sequentialIds } from "../core/ids.js";
-import { ManualClock } from "../core/manual-clock.js";
-import { createSimModel } from "../llm/sim/sim-model.js";
-import { AgentRuntime } from "../runtime/agent-runtime.js";
-import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
-import { builtinToolImplementations } from "../tools/registry.js";
-import type { ServiceContext } from "./agent-access.js";
 import { AgentService } from "./agent-service.js";
 import { ListQuery } from "./requests.js";
 import { ToolService } from "./tool-service.js";
@@ -16,31 +9,7 @@ const PROJECT = "default";
 const page = (query: Partial<ListQuery> = {}) => ListQuery.parse(query);
 
 function kit() {
-  const config = builtinConfig();
-  const store = createInMemoryStore();
-  const clock = new ManualClock();
-  const ids = sequentialIds();
-  const model = createSimModel();
-  const runtime = new AgentRuntime({
-    store,
-    config,
-    ids,
-    tools: builtinToolImplementations(),
-    modelFor: () => model,
-    defaultModel: "sim/demo",
-    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
-    clock,
-  });
-  const ctx: ServiceContext = {
-    store,
-    runtime,
-    config,
-    ids,
-    clock,
-    defaultModel: "sim/demo",
-    modelFor: () => model,
-    checkModel: () => undefined,
-  };
+  const { ctx, store, clock } = serviceKit();
   const agents = new AgentService(ctx);
   const tools = new ToolService(ctx);
   const create = async (agent_type = "letta_v1_agent") =>

@@ -1,0 +1,55 @@
+import { builtinConfig } from "../../src/config/config-file.js";
+import { sequentialIds } from "../../src/core/ids.js";
+import { ManualClock } from "../../src/core/manual-clock.js";
+import { createSimModel, type SimModel } from "../../src/llm/sim/sim-model.js";
+import { AgentRuntime } from "../../src/runtime/agent-runtime.js";
+import type { Services } from "../../src/server/app.js";
+import type { ServiceContext } from "../../src/service/agent-access.js";
+import { AgentService } from "../../src/service/agent-service.js";
+import { MemoryService } from "../../src/service/memory-service.js";
+import { MessageService } from "../../src/service/message-service.js";
+import { SessionService } from "../../src/service/session-service.js";
+import { ToolService } from "../../src/service/tool-service.js";
+import { createInMemoryStore } from "../../src/storage/memory/in-memory-store.js";
+import type { Store } from "../../src/storage/store.js";
+import { builtinToolImplementations } from "../../src/tools/registry.js";
+
+/**
+ * Every service over one store (in-memory unless given), the built-in types and tools, a
+ * manual clock, sequential ids and a sim model: what service and route tests start from.
+ */
+export function serviceKit(options: { store?: Store; model?: SimModel } = {}) {
+  const store = options.store ?? createInMemoryStore();
+  const config = builtinConfig();
+  const clock = new ManualClock();
+  const ids = sequentialIds();
+  const model = options.model ?? createSimModel();
+  const runtime = new AgentRuntime({
+    store,
+    config,
+    ids,
+    tools: builtinToolImplementations(),
+    modelFor: () => model,
+    defaultModel: "sim/demo",
+    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+    clock,
+  });
+  const ctx: ServiceContext = {
+    store,
+    runtime,
+    config,
+    ids,
+    clock,
+    defaultModel: "sim/demo",
+    modelFor: () => model,
+    checkModel: () => undefined,
+  };
+  const services: Required<Services> = {
+    agents: new AgentService(ctx),
+    messages: new MessageService(ctx),
+    memory: new MemoryService(ctx),
+    tools: new ToolService(ctx),
+    sessions: new SessionService(ctx),
+  };
+  return { store, config, clock, ids, model, runtime, ctx, services };
+}
