@@ -69,6 +69,7 @@ describe("malformed requests to every route", () => {
     expect(ops.length).toBeGreaterThan(5);
     const before = await agentCount();
     let created = 0;
+    const deletions: string[] = [];
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...ops),
@@ -80,9 +81,14 @@ describe("malformed requests to every route", () => {
           // Deleting the target agent would leave the rest of the run nothing real to hit.
           const useReal =
             realId && !(op.method === "DELETE" && op.path === "/v1/agents/{agent_id}");
+          // fetch resolves a "." or ".." segment (escaped or not) before sending, turning
+          // ".../archival-memory/.." into a real DELETE of the agent; the server's own guard
+          // against such paths is tested in app.test.ts.
+          const segment = (value: string) =>
+            /^\.{1,2}$/.test(value) ? "dots" : encodeURIComponent(value);
           const path = op.path
-            .replace(/\{agent_id\}/g, encodeURIComponent(useReal ? realAgent : id))
-            .replace(/\{[a-z_]+\}/g, encodeURIComponent(id));
+            .replace(/\{agent_id\}/g, segment(useReal ? realAgent : id))
+            .replace(/\{[a-z_]+\}/g, segment(id));
           const search = new URLSearchParams(Object.entries(q)).toString();
           const init: RequestInit = {
             method: op.method,
@@ -95,17 +101,24 @@ describe("malformed requests to every route", () => {
           expect(response.status, `${op.method} ${path}: ${payload.slice(0, 300)}`).toBeLessThan(
             500,
           );
-          if (response.status >= 400) {
-            expect(type).toContain("application/json");
+          // Node itself refuses oversized request lines and headers (431) before the app runs.
+          if (response.status >= 400 && response.status !== 431) {
+            expect(type, `status ${response.status} for ${op.method} ${op.path}`).toContain(
+              "application/json",
+            );
             expect(JSON.parse(payload)).toHaveProperty("code");
           }
-          if (op.method === "POST" && op.path === "/v1/agents" && response.status === 200)
+          if (op.method === "POST" && op.path === "/v1/agents" && response.status === 200) {
             created += 1;
+          }
+          if (op.method === "DELETE" && response.status < 300) {
+            deletions.push(`${op.method} ${path.slice(0, 120)} -> ${response.status}`);
+          }
         },
       ),
       { numRuns: 300 },
     );
     expect((await fetch(`${server.url}/v1/health/`)).status).toBe(200);
-    expect(await agentCount()).toBe(before + created);
+    expect(await agentCount(), deletions.join("\n")).toBe(before + created);
   });
 });

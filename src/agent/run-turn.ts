@@ -64,19 +64,8 @@ export async function sendUserMessage(
   input: { content: string; otid?: string | null },
   deps: LoopDeps,
 ): Promise<TurnResult> {
-  const ctx = await openTurn(agent, deps);
-  const runId = deps.ids.next("run");
-  const started = beginTurnState(state, runId);
-  const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
-  const otid = input.otid ?? null;
-  const user = stampMessage(
-    stamp,
-    deps.ids.next("message"),
-    { message_type: "user_message", content: input.content },
-    otid,
-  );
-  const run = newRun(runId, agent.id, otid, stamp.nowMs);
-  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [user] }, run));
+  const body = { message_type: "user_message" as const, content: input.content };
+  return startTurn(agent, state, body, input.otid ?? null, deps);
 }
 
 /** Applies a human's approval decisions to a waiting session and runs the turn on. */
@@ -120,16 +109,28 @@ export async function wakeFromPause(
   state: SessionState,
   deps: LoopDeps,
 ): Promise<TurnResult> {
+  const body = {
+    message_type: "system_message" as const,
+    content: "Heartbeat: your pause is over. Continue if there is anything to do.",
+  };
+  return startTurn(agent, state, body, null, deps);
+}
+
+/** A new turn: its run and its first message are committed before anything else happens. */
+async function startTurn(
+  agent: TurnAgent,
+  state: SessionState,
+  body: { message_type: "user_message" | "system_message"; content: string },
+  otid: string | null,
+  deps: LoopDeps,
+): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const runId = deps.ids.next("run");
   const started = beginTurnState(state, runId);
   const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
-  const heartbeat = stampMessage(stamp, deps.ids.next("message"), {
-    message_type: "system_message",
-    content: "Heartbeat: your pause is over. Continue if there is anything to do.",
-  });
-  const run = newRun(runId, agent.id, null, stamp.nowMs);
-  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [heartbeat] }, run));
+  const first = stampMessage(stamp, deps.ids.next("message"), body, otid);
+  const run = newRun(runId, agent.id, otid, stamp.nowMs);
+  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [first] }, run));
 }
 
 async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> {

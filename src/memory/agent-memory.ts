@@ -2,16 +2,8 @@ import type { CoreBlock, MessageHit, Passage } from "../records/memory-records.j
 
 export type { MessageHit, Passage };
 
-/**
- * An agent's memory as tools see it during one step. Block edits are staged here and committed
- * by the runner together with the step's messages and checkpoint, so they happen exactly once.
- */
-export interface AgentMemory {
-  /** The core blocks as they are now, staged edits included. */
-  blocks(): readonly CoreBlock[];
-  /** Stages a new value for a block; the caller has checked limits and read-only. */
-  setBlockValue(label: string, value: string): void;
-  insertPassage(text: string, tags: readonly string[]): Promise<Passage>;
+/** Where committed memory is searched: full-text over passages and over past messages. */
+export interface MemorySearch {
   searchPassages(
     query: string,
     options: { tags?: readonly string[]; topK: number },
@@ -20,4 +12,16 @@ export interface AgentMemory {
     query: string,
     options: { roles?: readonly string[]; limit: number },
   ): Promise<MessageHit[]>;
+}
+
+/**
+ * An agent's memory as tools see it during one step. Block edits are staged here and committed
+ * by the runner together with the step's messages and checkpoint, so they happen exactly once.
+ */
+export interface AgentMemory extends MemorySearch {
+  /** The core blocks as they are now, staged edits included. */
+  blocks(): readonly CoreBlock[];
+  /** Stages a new value for a block; the caller has checked limits and read-only. */
+  setBlockValue(label: string, value: string): void;
+  insertPassage(text: string, tags: readonly string[]): Promise<Passage>;
 }

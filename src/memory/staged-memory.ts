@@ -1,19 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import type { IdSource } from "../core/ids.js";
-import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/memory-records.js";
-import type { AgentMemory } from "./agent-memory.js";
-
-/** Where committed memory is searched. A store implements it. */
-export interface MemorySearch {
-  searchPassages(
-    query: string,
-    options: { tags?: readonly string[]; topK: number },
-  ): Promise<Passage[]>;
-  searchMessages(
-    query: string,
-    options: { roles?: readonly string[]; limit: number },
-  ): Promise<MessageHit[]>;
-}
+import type { CoreBlock, MemoryChanges, Passage } from "../records/memory-records.js";
+import type { AgentMemory, MemorySearch } from "./agent-memory.js";
 
 /**
  * An agent's memory during a turn: reads see staged edits; `drain` hands the edits to the

@@ -66,3 +66,20 @@ describe("HTTP app", () => {
     expect(JSON.stringify(doc.paths["/v1/agent-types/{name}"])).toContain("single_shot");
   });
 });
+
+describe("paths", () => {
+  it("refuses '.' and '..' segments, escaped or not, instead of resolving them to a parent", async () => {
+    const raw = (url: string) =>
+      app.fetch(new Request(`http://localhost${url}`), { incoming: { url } } as never);
+    for (const url of [
+      "/v1/agent-types/%2E%2E",
+      "/v1/agent-types/%2e%2e/x",
+      "/v1/agent-types/./verifier",
+    ]) {
+      const response = await raw(url);
+      expect(response.status, url).toBe(400);
+      expect(await response.json()).toMatchObject({ code: "BAD_REQUEST" });
+    }
+    expect((await raw("/v1/agent-types/verifier")).status).toBe(200);
+  });
+});

@@ -1,5 +1,6 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { ValidationError } from "../core/errors.js";
@@ -46,6 +47,22 @@ export interface AppOptions {
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|\?|#|$)/i;
+
+/**
+ * URL parsing resolves `.` and `..` segments, `%2E%2E` included, before routing: left alone,
+ * `DELETE /v1/agents/A/archival-memory/%2E%2E` would delete agent A itself. Such a path is
+ * refused as it arrived, before anything resolves it.
+ */
+const refuseDotSegments: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const raw = (c.env as { incoming?: { url?: string } } | undefined)?.incoming?.url ?? c.req.url;
+  const path = raw.replace(/^[a-z]+:\/\/[^/]+/i, "");
+  if (DOT_SEGMENT.test(path)) {
+    return c.json(body("BAD_REQUEST", "path segments '.' and '..' are not allowed"), 400);
+  }
+  return next();
+};
+
 /**
  * The HTTP application: every route, validated by zod schemas that also generate
  * `/openapi.json`. It holds no sockets; `serve.ts` binds it to a port.
@@ -71,6 +88,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (!tooBig && c.req.raw.body && !c.req.raw.bodyUsed)
       await c.req.raw.arrayBuffer().catch(() => undefined);
   });
+  app.use(refuseDotSegments);
   app.use(authenticate(options.tokens ?? null));
   const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
