@@ -13,7 +13,7 @@ import { listen } from "../../src/server/serve.js";
  * and Letta's official client pointed at it (no retries, so every request is seen once).
  */
 export async function startTestServer(
-  options: { model?: ModelAdapter; tokens?: Map<string, string> } = {},
+  options: { model?: ModelAdapter; tokens?: Map<string, string>; env?: NodeJS.ProcessEnv } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "holdfast-e2e-"));
   const config = builtinConfig();
@@ -21,7 +21,7 @@ export async function startTestServer(
     config,
     dataDir,
     defaultModel: "sim/demo",
-    env: {},
+    env: options.env ?? {},
     ...(options.model ? { modelFor: () => options.model as ModelAdapter } : {}),
   });
   const app = createApp({
