@@ -74,4 +74,15 @@ describe("deterministic simulation", () => {
     expect(replay.traceHash).toBe(first.traceHash);
     expect(replay.violations).toEqual(first.violations);
   });
+
+  // Each seed here once failed, for a real bug; they must stay green.
+  it.each([
+    [1, "mixed", "the timer loop died on a failed store read, taking the process down"],
+    [22, "mixed", "a handed-over session duplicated its messages when handed back"],
+    [223, "mixed", "a handed-over session kept a run its new agent could not update"],
+    [3223, "heavy", "a failed run whose session reload also failed ran its steps again"],
+  ] as const)("regression: seed %i (%s faults): %s", async (seed, faults) => {
+    const result = await runSeed({ seed, faults });
+    expect(result.violations).toEqual([]);
+  });
 });

@@ -29,6 +29,11 @@ export interface Activation {
   runDeps: LoopDeps | null;
   /** The newest messages, kept in memory between turns. */
   history: HistoryWindow;
+  /**
+   * Set when a run failed part-way: `state` and `history` may be behind the store, and are
+   * reloaded before the agent does anything else, so no step ever runs twice.
+   */
+  stale: boolean;
 }
 
 export interface ActivationSources {
@@ -103,6 +108,7 @@ export async function loadActivation(
     controller: null,
     runDeps: null,
     history: await loadHistory(sources.store, agentId),
+    stale: false,
   };
   activation.tools = toolsFor(activation, sources);
   return activation;

@@ -100,11 +100,12 @@ export class AgentRuntime {
     run: RunOptions = {},
   ) {
     return this.#dispatcher.submit(agentId, async (activation): Promise<Outcome> => {
+      // The interrupted turn finishes first, so a retry is answered from a finished run.
+      await this.#finishInterrupted(activation);
       if (input.otid) {
         const seen = await this.options.store.findRunByKey(agentId, input.otid);
         if (seen) return { duplicate: true, run: seen };
       }
-      await this.#finishInterrupted(activation);
       if (activation.state.phase === "awaiting_approval") {
         const waiting = activation.state.pending.filter((c) => c.status === "awaiting_approval");
         throw new PendingApprovalError(waiting.map((c) => c.tool_call.tool_call_id));
@@ -199,6 +200,7 @@ export class AgentRuntime {
       return handoff.state;
     });
     await this.#dispatcher.submit(sourceId, async (source) => {
+      await this.#ensureFresh(source);
       const fresh = newSessionState(ids.next("session"));
       await store.commit({
         agentId: sourceId,
@@ -255,6 +257,7 @@ export class AgentRuntime {
       signal: controller.signal,
       ...(run.onEvent ? { onEvent: run.onEvent } : {}),
     };
+    await this.#ensureFresh(activation);
     activation.controller = controller;
     activation.runDeps = deps;
     try {
@@ -263,10 +266,9 @@ export class AgentRuntime {
       await this.#timers.schedule(activation.record.id, result.state);
       return result;
     } catch (error) {
-      // What was committed is the truth: reload it so the next operation starts from there.
-      activation.state =
-        (await this.options.store.loadSession(activation.record.id)) ?? activation.state;
-      activation.history = await loadHistory(this.options.store, activation.record.id);
+      // What was committed is the truth; the next operation reloads it before anything else.
+      // (Reloading here could fail too, and a stale state would then run steps again.)
+      activation.stale = true;
       throw error;
     } finally {
       activation.controller = null;
@@ -274,8 +276,19 @@ export class AgentRuntime {
     }
   }
 
+  /** Reloads what a failed run may have left behind in memory. */
+  async #ensureFresh(activation: Activation): Promise<void> {
+    if (!activation.stale) return;
+    const { store, ids } = this.options;
+    activation.state =
+      (await store.loadSession(activation.record.id)) ?? newSessionState(ids.next("session"));
+    activation.history = await loadHistory(store, activation.record.id);
+    activation.stale = false;
+  }
+
   /** A turn a crash interrupted finishes before anything new starts on the agent. */
   async #finishInterrupted(activation: Activation): Promise<void> {
+    await this.#ensureFresh(activation);
     if (activation.state.phase !== "running") return;
     await this.#run(activation, {}, (deps) =>
       resumeSession(activation.agent, activation.state, deps),
@@ -283,6 +296,7 @@ export class AgentRuntime {
   }
 
   async #runOnTimer(activation: Activation): Promise<void> {
+    await this.#ensureFresh(activation);
     const { state } = activation;
     const due = (at: number | null) => at !== null && at <= this.options.clock.now();
     if (state.phase === "paused" && due(state.pause_until_ms)) {
