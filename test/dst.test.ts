@@ -81,7 +81,7 @@ describe("deterministic simulation", () => {
     [22, "mixed", "a handed-over session duplicated its messages when handed back"],
     [223, "mixed", "a handed-over session kept a run its new agent could not update"],
     [3223, "heavy", "a failed run whose session reload also failed ran its steps again"],
-  ] as const)("regression: seed %i (%s faults): %s", async (seed, faults) => {
+  ] as const)("regression: seed %i (%s faults): %s", async (seed, faults, _what) => {
     const result = await runSeed({ seed, faults });
     expect(result.violations).toEqual([]);
   });

@@ -106,7 +106,8 @@ function operation(world: SimWorld, random: Random, log: WorkloadLog, now: () =>
       );
     };
   }
-  if (roll < 0.92 && live.length > 1) {
+  if (roll < 0.9) return () => updateAgent(world, agent);
+  if (roll < 0.94 && live.length > 1) {
     const target = pick(
       random,
       live.filter((id) => id !== agent),
@@ -155,6 +156,21 @@ async function send(
     world.log(`send ${otid} -> ${errorCode(error)}`);
     if (error instanceof PendingApprovalError) await approveAll(world, agentId, true);
   }
+}
+
+/** Turns approval for memory_insert on or off, as PATCH /tools/approval does. */
+async function updateAgent(world: SimWorld, agentId: string): Promise<void> {
+  const work = (async () => {
+    const record = await world.store.getAgent(agentId);
+    if (!record) return;
+    const has = record.tool_rules.some((rule) => rule.type === "requires_approval");
+    const tool_rules = has
+      ? []
+      : [{ type: "requires_approval" as const, tool_name: "memory_insert" }];
+    await world.store.updateAgent({ ...record, tool_rules, updated_at_ms: world.clock.now() });
+    await world.runtime.refresh(agentId);
+  })();
+  await outcome(world, `update ${agentId}`, work);
 }
 
 async function approveAll(world: SimWorld, agentId: string, approve: boolean): Promise<void> {
