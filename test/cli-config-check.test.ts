@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./cli.js";
+import { tempDir } from "./support/temp-dirs.js";
 
-const dir = mkdtempSync(join(tmpdir(), "holdfast-config-"));
+const dir = tempDir("holdfast-config-");
 function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
@@ -78,7 +78,7 @@ types:
   });
 
   it("finds holdfast.yaml in the working directory when no file is given", () => {
-    const cwd = mkdtempSync(join(tmpdir(), "holdfast-cwd-"));
+    const cwd = tempDir("holdfast-cwd-");
     writeFileSync(join(cwd, "holdfast.yaml"), "types:\n  mine:\n    extends: ghost\n");
     const result = runCli(["config", "check"], { cwd });
     expect(result.status).toBe(1);

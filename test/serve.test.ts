@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, startServer, stopServer } from "./cli.js";
+import { tempDir } from "./support/temp-dirs.js";
 
 describe("holdfast serve", () => {
-  const cwd = mkdtempSync(join(tmpdir(), "holdfast-serve-"));
+  const cwd = tempDir("holdfast-serve-");
   writeFileSync(
     join(cwd, "holdfast.yaml"),
     "server:\n  port: 0\ntypes:\n  quick:\n    extends: qa_assistant\n",
@@ -23,7 +23,7 @@ describe("holdfast serve", () => {
   });
 
   it("refuses to start on a bad config, printing the errors", () => {
-    const bad = mkdtempSync(join(tmpdir(), "holdfast-bad-"));
+    const bad = tempDir("holdfast-bad-");
     writeFileSync(join(bad, "holdfast.json"), JSON.stringify({ types: { x: { extends: "y" } } }));
     const result = runCli(["serve", "--port", "0"], { cwd: bad });
     expect(result.status).toBe(1);
@@ -33,7 +33,7 @@ describe("holdfast serve", () => {
   it("exits with a clear message when the port is taken", async () => {
     const { url } = await server;
     const port = new URL(url).port;
-    const result = runCli(["serve", "--port", port], { cwd: mkdtempSync(join(tmpdir(), "hf-")) });
+    const result = runCli(["serve", "--port", port], { cwd: tempDir("hf-") });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`port ${port} is in use`);
   });
