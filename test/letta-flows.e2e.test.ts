@@ -185,3 +185,29 @@ describe("auth and tenancy", () => {
     expect(listed).not.toContain(agent.id);
   });
 });
+
+describe("streaming refusals", () => {
+  it("answers a stream to a missing agent with 404 and to a waiting agent with 409, not a 200 stream", async () => {
+    server = await startTestServer({ model: insertThenAnswer() });
+    const client = server.client();
+    await expect(
+      client.agents.messages.create("agent-missing", {
+        messages: [{ role: "user", content: "hi" }],
+        streaming: true,
+      }),
+    ).rejects.toMatchObject({ status: 404 });
+    const agent = await client.agents.create({
+      agent_type: "letta_v1_agent",
+      tool_rules: [{ type: "requires_approval", tool_name: "memory_insert" }],
+    });
+    await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "note it" }],
+    });
+    await expect(
+      client.agents.messages.create(agent.id, {
+        messages: [{ role: "user", content: "hi" }],
+        streaming: true,
+      }),
+    ).rejects.toMatchObject({ status: 409 });
+  });
+});

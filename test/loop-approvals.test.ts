@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { resumeSession, sendUserMessage, submitApprovals } from "../src/agent/run-turn.js";
 import { ValidationError } from "../src/core/errors.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
+import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.js";
 import { loopKit, transcript } from "./support/loop-kit.js";
 
 const insertThenReply = () =>
@@ -116,5 +117,64 @@ describe("approvals", () => {
     const again = await sendUserMessage(kit.agent, done.state, { content: "two" }, kit.deps);
     expect(again.stopReason).toBe("end_turn");
     expect(transcript(again.messages)).not.toContain(expect.stringMatching(/^approval_request/));
+  });
+});
+
+describe("several approvals in one model response", () => {
+  // Regression (code review): both answers got the same message id; on SQLite the second
+  // commit failed and the session stayed waiting for good.
+  it("asks for each call in turn and records every answer under its own id", async () => {
+    const model = createSimModel({
+      script: (request) =>
+        request.messages.at(-1)?.role === "tool"
+          ? { text: "both done" }
+          : {
+              toolCalls: [
+                { name: "memory_insert", args: { label: "human", new_str: "a" } },
+                { name: "memory_insert", args: { label: "human", new_str: "b" } },
+              ],
+            },
+    });
+    const store = await openSqliteStore(":memory:");
+    const kit = loopKit({
+      type: "letta_v1_agent",
+      model,
+      rules: [{ type: "requires_approval", tool_name: "memory_insert" }],
+    });
+    await store.createAgent({
+      agent: {
+        id: kit.agent.id,
+        project_id: "p",
+        name: "a",
+        agent_type: "letta_v1_agent",
+        overrides: {},
+        tool_rules: [],
+        tags: [],
+        metadata: {},
+        created_at_ms: 0,
+        updated_at_ms: 0,
+      },
+      blocks: await kit.store.loadBlocks(kit.agent.id),
+    });
+    const deps = { ...kit.deps, store };
+    let turn = await sendUserMessage(kit.agent, kit.session(), { content: "note both" }, deps);
+    for (let i = 0; i < 2; i += 1) {
+      expect(turn.stopReason).toBe("requires_approval");
+      const waiting = turn.state.pending.filter((c) => c.status === "awaiting_approval");
+      turn = await submitApprovals(
+        kit.agent,
+        turn.state,
+        waiting.map((c) => ({
+          tool_call_id: c.tool_call.tool_call_id,
+          approve: true,
+          reason: null,
+        })),
+        deps,
+      );
+    }
+    expect(turn.stopReason).toBe("end_turn");
+    expect((await store.loadBlocks(kit.agent.id)).find((b) => b.label === "human")?.value).toBe(
+      "a\nb",
+    );
   });
 });

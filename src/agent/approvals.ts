@@ -80,7 +80,12 @@ export function applyApprovalDecisions(
     }
     return { ...call, status: "approved" as const };
   });
-  const message = stampMessage(stamp, stepMessageId(stamp.stepId ?? "step-x", "d"), {
+  // One response per decided call set: the first decided call's index keeps the id unique
+  // when one model response asks for several approvals, one after another.
+  const first = state.pending.findIndex((call) =>
+    decisions.some((d) => d.tool_call_id === call.tool_call.tool_call_id),
+  );
+  const message = stampMessage(stamp, stepMessageId(stamp.stepId ?? "step-x", `d${first}`), {
     message_type: "approval_response_message",
     approvals: [...decisions],
   });

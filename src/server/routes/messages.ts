@@ -90,12 +90,14 @@ export function messageRoutes(app: OpenAPIHono<AppEnv>, messages: MessageService
  * Streams the turn as SSE. The turn belongs to the agent, not to the connection: if the client
  * goes away, the turn still completes and is stored.
  */
-function stream(
+async function stream(
   c: Context<AppEnv>,
   messages: MessageService,
   agentId: string,
   body: SendMessagesRequest,
 ) {
+  // What fails at once (no such agent, a pending approval) gets its status, not a 200 stream.
+  await messages.precheck(c.get("projectId"), agentId, body);
   const mapper = new FrameMapper(
     body.stream_tokens === true,
     body.include_return_message_types ?? null,
