@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/core/manual-clock.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
+import { newSessionState } from "../src/records/session-state.js";
 import { PendingApprovalError } from "../src/runtime/agent-runtime.js";
+import { BusyError } from "../src/runtime/busy-error.js";
 import { createInMemoryStore } from "../src/storage/memory/in-memory-store.js";
 import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.js";
 import type { Store } from "../src/storage/store.js";
@@ -110,8 +112,10 @@ describe("durability across restarts (SQLite file)", () => {
     const second = runtimeKit(store, { clock, model, idPrefix: "second" });
     await second.runtime.start();
     clock.advance(10 * 60_000);
+    // Time goes on while the test waits, as it would for a real server.
     for (let i = 0; i < 50 && (await store.loadSession(id))?.phase !== "idle"; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 5));
+      clock.advance(60_000);
     }
     const session = await store.loadSession(id);
     expect(session?.phase).toBe("idle");
@@ -220,6 +224,47 @@ describe("session handoff", () => {
       (m) => m.message_type === "user_message",
     );
     expect(users).toHaveLength(1);
+    await runtime.shutdown();
+  });
+});
+
+describe("reviewed failure modes", () => {
+  // Regression (code review): a message queued to the source while its session was being
+  // handed over ran, and the handover then wiped the session it had produced.
+  it("refuses new work on an agent while it hands its session over, losing nothing", async () => {
+    const store = createInMemoryStore();
+    const { runtime, create } = runtimeKit(store);
+    const a = await create("letta_v1_agent", "a");
+    const b = await create("letta_v1_agent", "b");
+    const first = await runtime.sendMessage(a, { content: "hello" });
+    const session = first.duplicate ? "" : first.result.state.session_id;
+    const handover = runtime.transferSession(a, session, b);
+    const meanwhile = runtime.sendMessage(a, { content: "during the handover" });
+    await handover;
+    await expect(meanwhile).rejects.toBeInstanceOf(BusyError);
+    const after = await runtime.sendMessage(a, { content: "after the handover" });
+    expect(!after.duplicate && after.result.stopReason).toBe("end_turn");
+    await runtime.shutdown();
+  });
+
+  // Regression (code review): one interrupted agent that could not load (its type removed)
+  // made start() reject, and the server never came up.
+  it("starts even when an interrupted agent cannot be resumed, and reports it", async () => {
+    const store = createInMemoryStore();
+    const { create } = runtimeKit(store);
+    const id = await create("letta_v1_agent");
+    const record = await store.getAgent(id);
+    if (!record) throw new Error("no agent");
+    await store.commit({
+      agentId: id,
+      state: { ...newSessionState("s"), phase: "running" },
+      messages: [],
+      memory: { blocks: [], passages: [] },
+    });
+    await store.updateAgent({ ...record, agent_type: "removed_type" });
+    const { runtime } = runtimeKit(store, { idPrefix: "second" });
+    const failed = await runtime.start();
+    expect(failed.map((f) => f.agentId)).toEqual([id]);
     await runtime.shutdown();
   });
 });

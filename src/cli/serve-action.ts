@@ -31,6 +31,13 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     defaultModel: model.handle,
     store: options.store ?? "sqlite",
   });
+  for (const { agentId, error } of engine.failedToResume) {
+    log("error", {
+      msg: "interrupted session could not resume",
+      agent_id: agentId,
+      error: String(error),
+    });
+  }
   const app = createApp({
     config,
     version: VERSION,

@@ -34,6 +34,8 @@ export interface Activation {
    * reloaded before the agent does anything else, so no step ever runs twice.
    */
   stale: boolean;
+  /** Its session is being handed to another agent: new work waits (BUSY) until that is done. */
+  handingOver: boolean;
 }
 
 export interface ActivationSources {
@@ -109,6 +111,7 @@ export async function loadActivation(
     runDeps: null,
     history: await loadHistory(sources.store, agentId),
     stale: false,
+    handingOver: false,
   };
   activation.tools = toolsFor(activation, sources);
   return activation;

@@ -12,7 +12,7 @@ import {
 import type { Clock } from "../core/clock.js";
 import { ConflictError, NotFoundError } from "../core/errors.js";
 import type { RunRecord } from "../records/agent-record.js";
-import type { ApprovalDecision } from "../records/messages.js";
+import type { AgentMessage, ApprovalDecision } from "../records/messages.js";
 import { newSessionState, type SessionState } from "../records/session-state.js";
 import {
   type Activation,
@@ -21,6 +21,7 @@ import {
   loadHistory,
   reloadActivation,
 } from "./activation.js";
+import { BusyError } from "./busy-error.js";
 import { Dispatcher } from "./dispatcher.js";
 import { prepareHandoff } from "./session-handoff.js";
 import { TimerLoop } from "./timer-loop.js";
@@ -86,11 +87,16 @@ export class AgentRuntime {
     return this.#dispatcher.activeCount;
   }
 
-  /** Resumes every session a crash interrupted, and starts the timers. */
-  async start(): Promise<void> {
-    const interrupted = await this.options.store.interruptedSessions();
-    await Promise.all(interrupted.map((agentId) => this.resume(agentId)));
+  /** Starts the timers and resumes every session a crash interrupted; returns those that failed. */
+  async start(): Promise<{ agentId: string; error: unknown }[]> {
     this.#timers.start();
+    const interrupted = await this.options.store.interruptedSessions();
+    const resumed = await Promise.allSettled(interrupted.map((agentId) => this.resume(agentId)));
+    // One agent that cannot resume (its type was removed, say) must not keep the rest down;
+    // it resumes when it is next used, and the caller reports it.
+    return resumed.flatMap((result, i) =>
+      result.status === "rejected" ? [{ agentId: interrupted[i] ?? "", error: result.reason }] : [],
+    );
   }
 
   /** Sends a user message; a message whose `otid` was seen before is not run again. */
@@ -167,7 +173,12 @@ export class AgentRuntime {
     targetId: string,
   ): Promise<SessionState> {
     if (sourceId === targetId) throw new ConflictError("an agent cannot take over its own session");
-    const { state, messages, run } = await this.#dispatcher.submit(sourceId, async (source) => {
+    const {
+      state,
+      messages,
+      run,
+      source: held,
+    } = await this.#dispatcher.submit(sourceId, async (source) => {
       await this.#finishInterrupted(source);
       if (source.state.session_id !== sessionId) throw new NotFoundError("session", sessionId);
       const runId = source.state.run_id;
@@ -175,10 +186,42 @@ export class AgentRuntime {
         ? source.history.recent(DEFAULT_HISTORY_LIMIT).filter((m) => m.run_id === runId)
         : [];
       const run = runId ? await this.options.store.getRun(runId) : null;
-      return { state: source.state, messages: ofRun, run };
+      source.handingOver = true;
+      return { state: source.state, messages: ofRun, run, source };
     });
     const { store, ids } = this.options;
-    const moved = await this.#dispatcher.submit(targetId, async (target) => {
+    let moved: SessionState;
+    try {
+      moved = await this.#handTo(targetId, state, messages, run);
+    } catch (error) {
+      held.handingOver = false;
+      throw error;
+    }
+    await this.#dispatcher.submit(sourceId, async (source) => {
+      source.handingOver = false;
+      await this.#ensureFresh(source);
+      const fresh = newSessionState(ids.next("session"));
+      await store.commit({
+        agentId: sourceId,
+        state: fresh,
+        messages: [],
+        memory: { blocks: [], passages: [] },
+      });
+      source.state = fresh;
+      await this.#timers.schedule(sourceId, fresh);
+    });
+    return moved;
+  }
+
+  /** The target's half of a handoff: it must be idle; it takes the session and its messages. */
+  #handTo(
+    targetId: string,
+    state: SessionState,
+    messages: AgentMessage[],
+    run: RunRecord | null,
+  ): Promise<SessionState> {
+    const { store, ids } = this.options;
+    return this.#dispatcher.submit(targetId, async (target) => {
       await this.#finishInterrupted(target);
       if (target.state.phase !== "idle") {
         throw new ConflictError(
@@ -199,19 +242,6 @@ export class AgentRuntime {
       await this.#timers.schedule(targetId, handoff.state);
       return handoff.state;
     });
-    await this.#dispatcher.submit(sourceId, async (source) => {
-      await this.#ensureFresh(source);
-      const fresh = newSessionState(ids.next("session"));
-      await store.commit({
-        agentId: sourceId,
-        state: fresh,
-        messages: [],
-        memory: { blocks: [], passages: [] },
-      });
-      source.state = fresh;
-      await this.#timers.schedule(sourceId, fresh);
-    });
-    return moved;
   }
 
   /** Reloads an active agent after its record changed (model, prompt, tools, rules). */
@@ -276,8 +306,11 @@ export class AgentRuntime {
     }
   }
 
-  /** Reloads what a failed run may have left behind in memory. */
+  /** Reloads what a failed run may have left behind in memory; refuses work mid-handover. */
   async #ensureFresh(activation: Activation): Promise<void> {
+    if (activation.handingOver) {
+      throw new BusyError(`agent ${activation.record.id} is handing its session over`, 200);
+    }
     if (!activation.stale) return;
     const { store, ids } = this.options;
     activation.state =
@@ -304,6 +337,8 @@ export class AgentRuntime {
     } else if (state.phase === "awaiting_approval" || state.phase === "running") {
       await this.#run(activation, {}, (deps) => resumeSession(activation.agent, state, deps));
     }
+    // Whatever happened, the stored timers now match the session (cleared if none is due).
+    await this.#timers.schedule(activation.record.id, activation.state);
   }
 }
 

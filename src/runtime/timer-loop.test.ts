@@ -22,24 +22,14 @@ describe("the timer loop", () => {
       },
     });
     const clock = new ManualClock();
-    await disk.createAgent({
-      agent: {
-        id: "agent-1",
-        project_id: "p",
-        name: "a",
-        agent_type: "letta_v1_agent",
-        overrides: {},
-        tool_rules: [],
-        tags: [],
-        metadata: {},
-        created_at_ms: 0,
-        updated_at_ms: 0,
-      },
-      blocks: [],
-    });
+    await disk.createAgent({ agent: agentRecord("agent-1"), blocks: [] });
     await disk.putTimer({ agent_id: "agent-1", kind: "wake", due_at_ms: clock.now() + 500 });
     const fired: TimerRecord[] = [];
-    const loop = new TimerLoop(store, clock, async (timer) => fired.push(timer));
+    // As the runtime does, a wake-up that ran clears (or moves) its timer.
+    const loop = new TimerLoop(store, clock, async (timer) => {
+      fired.push(timer);
+      await disk.clearTimer(timer.agent_id, timer.kind);
+    });
     loop.start();
     for (let i = 0; i < 10; i += 1) {
       await tick();
@@ -48,4 +38,64 @@ describe("the timer loop", () => {
     loop.stop();
     expect(fired.map((t) => t.kind)).toEqual(["wake"]);
   });
+
+  // Regression (code review): a timer was cleared before its wake-up ran, so a wake-up that
+  // failed (a busy store, a crash) was lost and the agent never woke.
+  it("keeps a timer whose wake-up failed, and fires it again", async () => {
+    const disk = createInMemoryStore();
+    const clock = new ManualClock();
+    await disk.createAgent({ agent: agentRecord("agent-1"), blocks: [] });
+    await disk.putTimer({ agent_id: "agent-1", kind: "wake", due_at_ms: clock.now() + 100 });
+    let attempts = 0;
+    const loop = new TimerLoop(disk, clock, async (timer) => {
+      attempts += 1;
+      if (attempts === 1) throw new Error("store busy");
+      await disk.clearTimer(timer.agent_id, timer.kind);
+    });
+    loop.start();
+    for (let i = 0; i < 20; i += 1) {
+      await tick();
+      clock.advance(500);
+    }
+    loop.stop();
+    expect(attempts).toBe(2);
+    expect(await disk.nextTimer()).toBeNull();
+  });
 });
+
+describe("a timer nobody clears", () => {
+  it("fires again only after a pause, instead of spinning on it", async () => {
+    const disk = createInMemoryStore();
+    const clock = new ManualClock();
+    await disk.createAgent({ agent: agentRecord("agent-1"), blocks: [] });
+    await disk.putTimer({ agent_id: "agent-1", kind: "wake", due_at_ms: clock.now() });
+    let fires = 0;
+    const loop = new TimerLoop(disk, clock, async () => {
+      fires += 1;
+    });
+    loop.start();
+    for (let i = 0; i < 10; i += 1) {
+      await tick();
+      clock.advance(500);
+    }
+    loop.stop();
+    // About one fire a second over five seconds, not thousands.
+    expect(fires).toBeGreaterThan(1);
+    expect(fires).toBeLessThan(10);
+  });
+});
+
+function agentRecord(id: string) {
+  return {
+    id,
+    project_id: "p",
+    name: "a",
+    agent_type: "letta_v1_agent",
+    overrides: {},
+    tool_rules: [],
+    tags: [],
+    metadata: {},
+    created_at_ms: 0,
+    updated_at_ms: 0,
+  };
+}

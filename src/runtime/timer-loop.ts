@@ -75,16 +75,20 @@ export class TimerLoop {
     }
   }
 
-  /** Fires every due timer; returns how long to sleep before looking again. */
+  /**
+   * Fires every due timer at once (the dispatcher still runs each agent's work in order) and
+   * returns how long to sleep. A timer is not cleared here: the wake-up's own run sets or
+   * clears the agent's timers to match its session, so a wake-up that fails leaves its timer
+   * in place, to fire again after a pause.
+   */
   async #fireDue(): Promise<number> {
-    for (const timer of await this.store.dueTimers(this.clock.now())) {
-      await this.store.clearTimer(timer.agent_id, timer.kind);
-      // A failed wake-up is not lost work: the session is still in the store, and resumes on
-      // its next activation.
-      await this.fire(timer).catch(() => undefined);
-    }
+    const due = await this.store.dueTimers(this.clock.now());
+    const fired = await Promise.allSettled(due.map((timer) => this.fire(timer)));
+    if (fired.some((result) => result.status === "rejected")) return RETRY_AFTER_FAILURE_MS;
     const next = await this.store.nextTimer();
-    const waitMs = next ? Math.max(0, next.due_at_ms - this.clock.now()) : IDLE_POLL_MS;
-    return Math.min(waitMs, IDLE_POLL_MS);
+    if (!next) return IDLE_POLL_MS;
+    // Still due after its wake-up ran: nothing cleared it, so wait rather than spin on it.
+    if (next.due_at_ms <= this.clock.now()) return RETRY_AFTER_FAILURE_MS;
+    return Math.min(next.due_at_ms - this.clock.now(), IDLE_POLL_MS);
   }
 }

@@ -32,6 +32,8 @@ export interface AssembleOptions {
 }
 
 export interface Assembled {
+  /** Interrupted sessions that could not resume at start-up (they retry on next use). */
+  failedToResume: { agentId: string; error: unknown }[];
   services: Services;
   runtime: AgentRuntime;
   store: Store;
@@ -92,8 +94,9 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     modelFor,
     checkModel,
   };
-  await runtime.start();
+  const failedToResume = await runtime.start();
   return {
+    failedToResume,
     services: {
       agents: new AgentService(ctx),
       messages: new MessageService(ctx),
