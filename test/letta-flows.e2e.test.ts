@@ -211,3 +211,41 @@ describe("streaming refusals", () => {
     ).rejects.toMatchObject({ status: 409 });
   });
 });
+
+describe("sub-agents on the default store", () => {
+  // Regression (code review): a spawned sub-agent had no row in SQLite, so its first commit
+  // failed and spawn_agent always failed on the default store.
+  it("lets an orchestrator spawn a sub-agent that is a real agent of the same project", async () => {
+    const model = createSimModel({
+      script: (request) => {
+        const last = request.messages.at(-1);
+        if (!request.tools.some((t) => t.name === "spawn_agent")) return { text: "Paris" };
+        if (last?.role === "user") {
+          return {
+            toolCalls: [
+              { name: "spawn_agent", args: { agent_type: "qa_assistant", prompt: "capital?" } },
+            ],
+          };
+        }
+        return { text: `sub-agent: ${last?.role === "tool" ? last.content.split("\n")[1] : ""}` };
+      },
+    });
+    server = await startTestServer({ model });
+    const client = server.client();
+    // Holdfast's own types are not in the client's AgentType union; the server accepts them.
+    const body = { agent_type: "orchestrator", name: "boss" } as unknown as Parameters<
+      typeof client.agents.create
+    >[0];
+    const agent = await client.agents.create(body);
+    const response = await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "ask" }],
+    });
+    expect(response.messages.at(-1)).toMatchObject({
+      message_type: "assistant_message",
+      content: "sub-agent: Paris",
+    });
+    const all = [];
+    for await (const a of client.agents.list({ tags: ["spawned"] })) all.push(a.name);
+    expect(all).toEqual(["boss-qa_assistant"]);
+  });
+});

@@ -2,6 +2,7 @@ import { newSessionState } from "../records/session-state.js";
 import { listAgentTypesTool, spawnAgentTool } from "../tools/builtin/workspace-tools.js";
 import type { ToolCatalogue } from "../tools/catalogue.js";
 import { failure, implementTool, success, type ToolImplementation } from "../tools/tool.js";
+import type { AgentType } from "../types/agent-type.js";
 import type { AgentTypeRegistry } from "../types/registry.js";
 import { type LoopDeps, sendUserMessage } from "./run-turn.js";
 import { createTurnAgent } from "./turn-agent.js";
@@ -14,6 +15,11 @@ export interface SpawnOptions {
   depth: number;
   /** The deepest a sub-agent of this agent may be, from its capabilities. */
   maxDepth: number;
+  /**
+   * Makes the sub-agent a real agent in the store (in its parent's project) and returns its
+   * id; stores that hold only agents they were told about need it. Without it, a fresh id.
+   */
+  createChild?: (type: AgentType) => Promise<string>;
 }
 
 /**
@@ -44,11 +50,8 @@ export function spawnTools(
         );
       }
       const deps = parentDeps();
-      const child = createTurnAgent({
-        id: deps.ids.next("agent"),
-        type,
-        catalogue: options.catalogue,
-      });
+      const id = options.createChild ? await options.createChild(type) : deps.ids.next("agent");
+      const child = createTurnAgent({ id, type, catalogue: options.catalogue });
       const childDepth = { ...options, depth: options.depth + 1 };
       const tools = new Map(deps.tools);
       for (const tool of spawnTools(childDepth, () => childDeps))

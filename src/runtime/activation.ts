@@ -4,6 +4,7 @@ import type { LoopDeps, TurnAgent } from "../agent/run-turn.js";
 import { spawnTools } from "../agent/spawn-tools.js";
 import { createTurnAgent } from "../agent/turn-agent.js";
 import type { HoldfastConfig } from "../config/config-file.js";
+import type { Clock } from "../core/clock.js";
 import { assert, NotFoundError, ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { IdSource } from "../core/ids.js";
@@ -12,7 +13,9 @@ import type { AgentRecord } from "../records/agent-record.js";
 import { newSessionState, type SessionState } from "../records/session-state.js";
 import type { Store } from "../storage/store.js";
 import type { ToolImplementation, Workspace } from "../tools/tool.js";
+import type { AgentType } from "../types/agent-type.js";
 import { AgentOverrides } from "../types/overrides.js";
+import { newAgent } from "./new-agent.js";
 
 /** An agent in memory: what its turns need, loaded once per activation. */
 export interface Activation {
@@ -40,6 +43,7 @@ export interface Activation {
 
 export interface ActivationSources {
   readonly store: Store;
+  readonly clock: Clock;
   readonly config: HoldfastConfig;
   readonly ids: IdSource;
   readonly tools: ReadonlyMap<string, ToolImplementation>;
@@ -89,7 +93,21 @@ function toolsFor(
     assert(activation.runDeps !== null, "spawn_agent outside a run");
     return activation.runDeps;
   };
-  for (const tool of spawnTools({ registry, catalogue, depth: 0, maxDepth }, parentDeps)) {
+  const createChild = async (type: AgentType) => {
+    const parent = activation.record;
+    const spec = {
+      name: `${parent.name}-${type.name}`,
+      projectId: parent.project_id,
+      type,
+      tags: ["spawned"],
+      metadata: { parent_agent_id: parent.id },
+    };
+    const created = newAgent(spec, sources.ids, sources.clock.now());
+    await sources.store.createAgent(created);
+    return created.agent.id;
+  };
+  const spawn = { registry, catalogue, depth: 0, maxDepth, createChild };
+  for (const tool of spawnTools(spawn, parentDeps)) {
     tools.set(tool.declaration.name, tool);
   }
   return tools;
