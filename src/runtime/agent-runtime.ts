@@ -244,6 +244,17 @@ export class AgentRuntime {
     });
   }
 
+  /**
+   * Runs `work` in the agent's mailbox, between its turns: for changes from outside a turn
+   * (block edits over the API) that a turn in progress would otherwise overwrite.
+   */
+  exclusive<T>(agentId: string, work: () => Promise<T>): Promise<T> {
+    return this.#dispatcher.submit(agentId, async (activation) => {
+      await this.#ensureFresh(activation);
+      return work();
+    });
+  }
+
   /** Reloads an active agent after its record changed (model, prompt, tools, rules). */
   async refresh(agentId: string): Promise<void> {
     if (!this.#live.has(agentId)) return;

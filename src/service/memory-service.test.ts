@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { serviceKit } from "../../test/support/service-kit.js";
+import { ManualClock } from "../core/manual-clock.js";
+import { createSimModel } from "../llm/sim/sim-model.js";
 import { AgentService } from "./agent-service.js";
 import { instantMs, MemoryService, type PassageSearchOptions } from "./memory-service.js";
 import { MessageService } from "./message-service.js";
@@ -270,5 +272,40 @@ describe("MemoryService tenancy", () => {
     ];
     for (const call of calls) await expect(call).rejects.toMatchObject(notFound);
     expect((await memory.getBlock("p1", id, "persona")).value).toBe("a lighthouse keeper");
+  });
+});
+
+describe("block edits during a turn", () => {
+  // Regression (code review): an API edit made while a turn ran was overwritten when the turn
+  // committed its whole staged block.
+  it("applies an API edit after the turn in progress, so the turn cannot undo it", async () => {
+    const clock = new ManualClock();
+    const model = createSimModel({
+      latency: { clock, ms: 1000 },
+      script: (request) =>
+        request.messages.at(-1)?.role === "tool"
+          ? { text: "noted" }
+          : {
+              toolCalls: [
+                { name: "memory_insert", args: { label: "human", new_str: "likes tea" } },
+              ],
+            },
+    });
+    const { ctx, services } = serviceKit({ model, clock });
+    const agent = await services.agents.create("p1", { agent_type: "letta_v1_agent" });
+    const turn = services.messages.send("p1", agent.id, {
+      messages: [{ role: "user", content: "hi" }],
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const edit = services.memory.updateBlock("p1", agent.id, "human", {
+      value: "Name: Ada (set by operator)",
+    });
+    for (let i = 0; i < 5; i += 1) {
+      clock.advance(1000);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all([turn, edit]);
+    const human = (await ctx.store.loadBlocks(agent.id)).find((b) => b.label === "human");
+    expect(human?.value).toBe("Name: Ada (set by operator)");
   });
 });

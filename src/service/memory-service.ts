@@ -115,6 +115,11 @@ export class MemoryService {
     body: BlockPatch,
   ): Promise<BlockView> {
     await requireAgent(this.ctx, projectId, agentId);
+    // Between turns only: a turn in progress commits whole blocks and would undo the edit.
+    return this.ctx.runtime.exclusive(agentId, () => this.#updateBlock(agentId, label, body));
+  }
+
+  async #updateBlock(agentId: string, label: string, body: BlockPatch): Promise<BlockView> {
     const block = await this.#block(agentId, label);
     const limit = body.limit ?? block.limit;
     const value = body.value ?? block.value;
@@ -145,23 +150,27 @@ export class MemoryService {
     const agent = await requireAgent(this.ctx, projectId, agentId);
     const source = await this.#projectBlock(projectId, blockId);
     if (!source) throw new NotFoundError("block", blockId);
-    const blocks = await this.ctx.store.loadBlocks(agentId);
-    if (blocks.some((block) => block.label === source.label)) {
-      throw new ConflictError(
-        `agent '${agentId}' already has a block labelled '${source.label}'; detach it first`,
-      );
-    }
-    await this.ctx.store.putBlock(agentId, { ...source, id: this.ctx.ids.next("block") });
+    await this.ctx.runtime.exclusive(agentId, async () => {
+      const blocks = await this.ctx.store.loadBlocks(agentId);
+      if (blocks.some((block) => block.label === source.label)) {
+        throw new ConflictError(
+          `agent '${agentId}' already has a block labelled '${source.label}'; detach it first`,
+        );
+      }
+      await this.ctx.store.putBlock(agentId, { ...source, id: this.ctx.ids.next("block") });
+    });
     return agentState(this.ctx, agent);
   }
 
   /** Removes the block `blockId` from this agent (it is the agent's own copy). */
   async detachBlock(projectId: string, agentId: string, blockId: string): Promise<AgentStateView> {
     const agent = await requireAgent(this.ctx, projectId, agentId);
-    const blocks = await this.ctx.store.loadBlocks(agentId);
-    const block = blocks.find((candidate) => candidate.id === blockId);
-    if (!block) throw new NotFoundError("block", blockId);
-    await this.ctx.store.deleteBlock(agentId, block.label);
+    await this.ctx.runtime.exclusive(agentId, async () => {
+      const blocks = await this.ctx.store.loadBlocks(agentId);
+      const block = blocks.find((candidate) => candidate.id === blockId);
+      if (!block) throw new NotFoundError("block", blockId);
+      await this.ctx.store.deleteBlock(agentId, block.label);
+    });
     return agentState(this.ctx, agent);
   }
 

@@ -18,10 +18,10 @@ import { builtinToolImplementations } from "../../src/tools/registry.js";
  * Every service over one store (in-memory unless given), the built-in types and tools, a
  * manual clock, sequential ids and a sim model: what service and route tests start from.
  */
-export function serviceKit(options: { store?: Store; model?: SimModel } = {}) {
+export function serviceKit(options: { store?: Store; model?: SimModel; clock?: ManualClock } = {}) {
   const store = options.store ?? createInMemoryStore();
   const config = builtinConfig();
-  const clock = new ManualClock();
+  const clock = options.clock ?? new ManualClock();
   const ids = sequentialIds();
   const model = options.model ?? createSimModel();
   const runtime = new AgentRuntime({
