@@ -39,7 +39,12 @@ export function applyModelResponse(
   if (text) {
     messages.push(
       textIsReply
-        ? stampMessage(stamp, at("a"), { message_type: "assistant_message", content: text })
+        ? // A memgpt agent's text streamed as its inner voice (slot "t"); if it turns out to be
+          // the reply, it keeps that id, so a client never receives the same text twice.
+          stampMessage(stamp, at(caps.reply_via === "text" ? "a" : "t"), {
+            message_type: "assistant_message",
+            content: text,
+          })
         : stampMessage(stamp, at("t"), { message_type: "reasoning_message", reasoning: text }),
     );
   }
