@@ -48,25 +48,29 @@ export class AgentService {
     agentId: string,
     body: UpdateAgentRequest,
   ): Promise<AgentStateView> {
-    const agent = await requireAgent(this.ctx, projectId, agentId);
-    const overrides = { ...agent.overrides };
+    await requireAgent(this.ctx, projectId, agentId);
     if (body.model) {
       const problem = this.ctx.checkModel(body.model);
       if (problem)
         throw new ValidationError("invalid agent", [{ path: "model", message: problem }]);
-      overrides.model = body.model;
     }
-    if (body.system) overrides.system_prompt = body.system;
-    const metadata = { ...agent.record.metadata, ...(body.metadata ?? {}) };
-    if (body.description !== undefined) metadata.description = body.description;
-    await this.ctx.store.updateAgent({
-      ...agent.record,
-      name: body.name ?? agent.record.name,
-      overrides,
-      tool_rules: body.tool_rules ?? agent.record.tool_rules,
-      tags: body.tags ?? agent.record.tags,
-      metadata,
-      updated_at_ms: this.ctx.clock.now(),
+    // Read and write in the agent's mailbox, so two updates never lose each other's change.
+    await this.ctx.runtime.exclusive(agentId, async () => {
+      const agent = await requireAgent(this.ctx, projectId, agentId);
+      const overrides = { ...agent.overrides };
+      if (body.model) overrides.model = body.model;
+      if (body.system) overrides.system_prompt = body.system;
+      const metadata = { ...agent.record.metadata, ...(body.metadata ?? {}) };
+      if (body.description !== undefined) metadata.description = body.description;
+      await this.ctx.store.updateAgent({
+        ...agent.record,
+        name: body.name ?? agent.record.name,
+        overrides,
+        tool_rules: body.tool_rules ?? agent.record.tool_rules,
+        tags: body.tags ?? agent.record.tags,
+        metadata,
+        updated_at_ms: this.ctx.clock.now(),
+      });
     });
     await this.ctx.runtime.refresh(agentId);
     return this.get(projectId, agentId);

@@ -157,3 +157,21 @@ describe("ToolService", () => {
     await expect(tools.setApproval(PROJECT, id, "ghost", true)).rejects.toThrow(NotFoundError);
   });
 });
+
+describe("concurrent changes to one agent", () => {
+  // Regression (code review): each change read the record, then wrote it back whole; two at
+  // once lost one of them.
+  it("keeps both of two changes made at the same time", async () => {
+    const { tools, store, create } = kit();
+    const id = await create();
+    await Promise.all([
+      tools.detach(PROJECT, id, "tool-memory_insert"),
+      tools.setApproval(PROJECT, id, "memory_replace", true),
+    ]);
+    const record = await store.getAgent(id);
+    expect(record?.overrides).toMatchObject({ tools: { deny: ["memory_insert"] } });
+    expect(record?.tool_rules).toEqual([
+      { type: "requires_approval", tool_name: "memory_replace" },
+    ]);
+  });
+});

@@ -87,8 +87,11 @@ export class ToolService {
 
   /** Offers the tool to the agent, if its type allows; otherwise a 422 saying why not. */
   async attach(projectId: string, agentId: string, toolId: string): Promise<AgentStateView> {
-    const agent = await requireAgent(this.ctx, projectId, agentId);
     const tool = this.requireTool(toolId);
+    return this.mutate(projectId, agentId, (agent) => this.attached(agent, tool));
+  }
+
+  private attached(agent: ResolvedAgent, tool: ToolDeclaration): { overrides: AgentOverrides } {
     const own = agent.overrides.tools ?? {};
     const deny = (own.deny ?? []).filter((name) => name !== tool.name);
     let overrides = withTools(agent.overrides, { deny });
@@ -114,20 +117,21 @@ export class ToolService {
         );
       }
     }
-    return this.save(agent, { overrides });
+    return { overrides };
   }
 
   /** Stops offering the tool, even one that comes with the agent's type. */
   async detach(projectId: string, agentId: string, toolId: string): Promise<AgentStateView> {
-    const agent = await requireAgent(this.ctx, projectId, agentId);
     const tool = this.requireTool(toolId);
-    const own = agent.overrides.tools ?? {};
-    const deny = own.deny ?? [];
-    const overrides = withTools(agent.overrides, {
-      include: (own.include ?? []).filter((name) => name !== tool.name),
-      deny: deny.includes(tool.name) ? deny : [...deny, tool.name],
+    return this.mutate(projectId, agentId, (agent) => {
+      const own = agent.overrides.tools ?? {};
+      const deny = own.deny ?? [];
+      const overrides = withTools(agent.overrides, {
+        include: (own.include ?? []).filter((name) => name !== tool.name),
+        deny: deny.includes(tool.name) ? deny : [...deny, tool.name],
+      });
+      return { overrides };
     });
-    return this.save(agent, { overrides });
   }
 
   /**
@@ -140,30 +144,57 @@ export class ToolService {
     toolName: string,
     requiresApproval: boolean,
   ): Promise<AgentStateView> {
-    const agent = await requireAgent(this.ctx, projectId, agentId);
     const tool = this.requireTool(toolName);
-    const rules = agent.record.tool_rules.filter((rule) => !isApprovalRule(rule, tool.name));
-    if (requiresApproval) {
-      if (!this.offers(agent.type, agent.overrides, tool.name))
-        throw new ValidationError(`tool '${tool.name}' is not attached to this agent`, [
-          { path: "tool_name", message: `'${tool.name}' is not offered to this agent` },
-        ]);
-      rules.push({ type: "requires_approval", tool_name: tool.name });
-    }
-    return this.save(agent, { tool_rules: rules });
+    return this.mutate(projectId, agentId, (agent) => {
+      const rules = agent.record.tool_rules.filter((rule) => !isApprovalRule(rule, tool.name));
+      if (requiresApproval) {
+        if (!this.offers(agent.type, agent.overrides, tool.name))
+          throw new ValidationError(`tool '${tool.name}' is not attached to this agent`, [
+            { path: "tool_name", message: `'${tool.name}' is not offered to this agent` },
+          ]);
+        rules.push({ type: "requires_approval", tool_name: tool.name });
+      }
+      return { tool_rules: rules };
+    });
   }
 
-  private async save(
+  /**
+   * Reads the agent, computes a change and writes it, all in the agent's mailbox, so two
+   * changes never lose each other; then reloads the agent and shows its new state.
+   */
+  private async mutate(
+    projectId: string,
+    agentId: string,
+    change: (agent: ResolvedAgent) => { overrides?: AgentOverrides; tool_rules?: ToolRule[] },
+  ): Promise<AgentStateView> {
+    await requireAgent(this.ctx, projectId, agentId);
+    const { agent, changed } = await this.ctx.runtime.exclusive(agentId, async () => {
+      const fresh = await requireAgent(this.ctx, projectId, agentId);
+      const update = change(fresh);
+      await this.ctx.store.updateAgent(this.changedRecord(fresh, update));
+      return { agent: fresh, changed: update };
+    });
+    return this.refreshedView(agent, changed);
+  }
+
+  private changedRecord(
     agent: ResolvedAgent,
     change: { overrides?: AgentOverrides; tool_rules?: ToolRule[] },
-  ): Promise<AgentStateView> {
-    const record = {
+  ) {
+    return {
       ...agent.record,
       overrides: change.overrides ?? agent.record.overrides,
       tool_rules: change.tool_rules ?? agent.record.tool_rules,
       updated_at_ms: this.ctx.clock.now(),
     };
-    await this.ctx.store.updateAgent(record);
+  }
+
+  /** Reloads the agent in the runtime and shows its new state, tools as it now has them. */
+  private async refreshedView(
+    agent: ResolvedAgent,
+    change: { overrides?: AgentOverrides; tool_rules?: ToolRule[] },
+  ): Promise<AgentStateView> {
+    const record = this.changedRecord(agent, change);
     await this.ctx.runtime.refresh(record.id);
     const overrides = change.overrides ?? agent.overrides;
     const state = await agentState(this.ctx, { ...agent, record, overrides });
