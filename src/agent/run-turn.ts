@@ -55,6 +55,8 @@ export interface TurnContext {
   readonly deps: LoopDeps;
   readonly memory: StagedMemory;
   readonly produced: AgentMessage[];
+  /** The turn's run, once known; a turn that started here need not read it back to end it. */
+  run: RunRecord | null;
 }
 
 /** Starts a turn with a user message and runs it until it stops. */
@@ -130,6 +132,7 @@ async function startTurn(
   const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
   const first = stampMessage(stamp, deps.ids.next("message"), body, otid);
   const run = newRun(runId, agent.id, otid, stamp.nowMs);
+  ctx.run = run;
   return runUntilStop(ctx, await commit(ctx, { state: started, messages: [first] }, run));
 }
 
@@ -146,6 +149,7 @@ async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> 
     deps,
     memory: new StagedMemory(blocks, search, deps.ids, deps.clock),
     produced: [],
+    run: null,
   };
 }
 
@@ -196,7 +200,8 @@ async function finish(
       : state.pause_until_ms !== null
         ? "paused"
         : "idle";
-  const run = state.run_id ? await ctx.deps.store.getRun(state.run_id) : null;
+  const known = ctx.run?.id === state.run_id ? ctx.run : null;
+  const run = known ?? (state.run_id ? await ctx.deps.store.getRun(state.run_id) : null);
   const ended = await commit(
     ctx,
     { state: { ...state, phase, stop_reason: stopReason }, messages: last.messages },

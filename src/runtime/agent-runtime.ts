@@ -286,6 +286,9 @@ export class AgentRuntime {
     run: RunOptions,
     turn: (deps: LoopDeps) => Promise<TurnResult>,
   ): Promise<TurnResult> {
+    // First, so that the deps below see the reloaded history, not one a failure left behind.
+    await this.#ensureFresh(activation);
+    const before = activation.state;
     const controller = new AbortController();
     const deps: LoopDeps = {
       model: activation.model,
@@ -298,13 +301,12 @@ export class AgentRuntime {
       signal: controller.signal,
       ...(run.onEvent ? { onEvent: run.onEvent } : {}),
     };
-    await this.#ensureFresh(activation);
     activation.controller = controller;
     activation.runDeps = deps;
     try {
       const result = await turn(deps);
       activation.state = result.state;
-      await this.#timers.schedule(activation.record.id, result.state);
+      await this.#timers.schedule(activation.record.id, result.state, before);
       return result;
     } catch (error) {
       // What was committed is the truth; the next operation reloads it before anything else.

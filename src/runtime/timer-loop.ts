@@ -32,32 +32,24 @@ export class TimerLoop {
     this.#sleep?.abort();
   }
 
-  /** Sets or clears the agent's timers to match its session after a turn. */
-  async schedule(agentId: string, state: SessionState): Promise<void> {
-    if (state.phase === "paused" && state.pause_until_ms !== null) {
-      await this.store.putTimer({
-        agent_id: agentId,
-        kind: "wake",
-        due_at_ms: state.pause_until_ms,
-      });
-    } else {
-      await this.store.clearTimer(agentId, "wake");
-    }
-    const expiries = state.pending.flatMap((call) =>
-      call.status === "awaiting_approval" && call.approval_expires_at_ms !== null
-        ? [call.approval_expires_at_ms]
-        : [],
-    );
-    if (expiries.length > 0) {
-      await this.store.putTimer({
-        agent_id: agentId,
-        kind: "approval_expiry",
-        due_at_ms: Math.min(...expiries),
-      });
-    } else {
+  /**
+   * Sets or clears the agent's timers to match its session. Given the session as it was
+   * before, a timer that cannot exist is not cleared: an ordinary turn writes nothing here.
+   */
+  async schedule(agentId: string, state: SessionState, before?: SessionState): Promise<void> {
+    const wake = state.phase === "paused" ? state.pause_until_ms : null;
+    const expiry = soonestExpiry(state);
+    const hadWake = !before || before.phase === "paused";
+    const hadExpiry = !before || soonestExpiry(before) !== null;
+    if (wake !== null)
+      await this.store.putTimer({ agent_id: agentId, kind: "wake", due_at_ms: wake });
+    else if (hadWake) await this.store.clearTimer(agentId, "wake");
+    if (expiry !== null) {
+      await this.store.putTimer({ agent_id: agentId, kind: "approval_expiry", due_at_ms: expiry });
+    } else if (hadExpiry) {
       await this.store.clearTimer(agentId, "approval_expiry");
     }
-    this.#sleep?.abort();
+    if (wake !== null || expiry !== null) this.#sleep?.abort();
   }
 
   async #loop(): Promise<void> {
@@ -91,4 +83,14 @@ export class TimerLoop {
     if (next.due_at_ms <= this.clock.now()) return RETRY_AFTER_FAILURE_MS;
     return Math.min(next.due_at_ms - this.clock.now(), IDLE_POLL_MS);
   }
+}
+
+/** When the soonest pending approval of the session expires, if any waits. */
+function soonestExpiry(state: SessionState): number | null {
+  const expiries = state.pending.flatMap((call) =>
+    call.status === "awaiting_approval" && call.approval_expires_at_ms !== null
+      ? [call.approval_expires_at_ms]
+      : [],
+  );
+  return expiries.length > 0 ? Math.min(...expiries) : null;
 }
