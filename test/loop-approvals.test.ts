@@ -25,8 +25,13 @@ function approvalKit() {
 
 describe("approvals", () => {
   it("stops with requires_approval, then runs the tool once approved", async () => {
-    const kit = approvalKit();
-    const asked = await sendUserMessage(kit.agent, kit.session(), { content: "note it" }, kit.deps);
+    const kit = await approvalKit();
+    const asked = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "note it" },
+      kit.deps,
+    );
     expect(asked.stopReason).toBe("requires_approval");
     expect(asked.state.phase).toBe("awaiting_approval");
     expect(transcript(asked.messages).at(-1)).toBe(
@@ -53,8 +58,13 @@ describe("approvals", () => {
   });
 
   it("tells the model the reason when the call is denied, and does not run it", async () => {
-    const kit = approvalKit();
-    const asked = await sendUserMessage(kit.agent, kit.session(), { content: "note it" }, kit.deps);
+    const kit = await approvalKit();
+    const asked = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "note it" },
+      kit.deps,
+    );
     const callId = asked.state.pending[0]?.tool_call.tool_call_id ?? "";
     const done = await submitApprovals(
       kit.agent,
@@ -72,8 +82,13 @@ describe("approvals", () => {
   });
 
   it("refuses a decision for a call that is not waiting, losing nothing", async () => {
-    const kit = approvalKit();
-    const asked = await sendUserMessage(kit.agent, kit.session(), { content: "note it" }, kit.deps);
+    const kit = await approvalKit();
+    const asked = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "note it" },
+      kit.deps,
+    );
     const wrong = submitApprovals(
       kit.agent,
       asked.state,
@@ -81,12 +96,17 @@ describe("approvals", () => {
       kit.deps,
     );
     await expect(wrong).rejects.toBeInstanceOf(ValidationError);
-    expect(kit.store.session(kit.agent.id)?.phase).toBe("awaiting_approval");
+    expect((await kit.store.loadSession(kit.agent.id))?.phase).toBe("awaiting_approval");
   });
 
   it("denies a request that expired when the session resumes after its deadline", async () => {
-    const kit = approvalKit();
-    const asked = await sendUserMessage(kit.agent, kit.session(), { content: "note it" }, kit.deps);
+    const kit = await approvalKit();
+    const asked = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "note it" },
+      kit.deps,
+    );
     const early = await resumeSession(kit.agent, asked.state, kit.deps);
     expect(early.state.phase).toBe("awaiting_approval");
     kit.clock.advance(kit.agent.config.approvalTimeoutMs);
@@ -102,11 +122,16 @@ describe("approvals", () => {
     const config = {
       types: { asker: { extends: "letta_v1_agent", tools: { approval: "per_session" } } },
     };
-    const kit = loopKit({ type: "asker", model, config });
+    const kit = await loopKit({ type: "asker", model, config });
     expect(
       kit.agent.config.capabilities.offered.find((t) => t.name === "memory_insert")?.approval,
     ).toBe("per_session");
-    const asked = await sendUserMessage(kit.agent, kit.session(), { content: "one" }, kit.deps);
+    const asked = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "one" },
+      kit.deps,
+    );
     const callId = asked.state.pending[0]?.tool_call.tool_call_id ?? "";
     const done = await submitApprovals(
       kit.agent,
@@ -136,28 +161,22 @@ describe("several approvals in one model response", () => {
             },
     });
     const store = await openSqliteStore(":memory:");
-    const kit = loopKit({
+    const kit = await loopKit({
       type: "letta_v1_agent",
       model,
       rules: [{ type: "requires_approval", tool_name: "memory_insert" }],
     });
-    await store.createAgent({
-      agent: {
-        id: kit.agent.id,
-        project_id: "p",
-        name: "a",
-        agent_type: "letta_v1_agent",
-        overrides: {},
-        tool_rules: [],
-        tags: [],
-        metadata: {},
-        created_at_ms: 0,
-        updated_at_ms: 0,
-      },
-      blocks: await kit.store.loadBlocks(kit.agent.id),
-    });
+    // The same agent on SQLite, where the review reproduced the stuck session.
+    const record = await kit.store.getAgent(kit.agent.id);
+    if (!record) throw new Error("no agent");
+    await store.createAgent({ agent: record, blocks: await kit.store.loadBlocks(kit.agent.id) });
     const deps = { ...kit.deps, store };
-    let turn = await sendUserMessage(kit.agent, kit.session(), { content: "note both" }, deps);
+    let turn = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "note both" },
+      deps,
+    );
     for (let i = 0; i < 2; i += 1) {
       expect(turn.stopReason).toBe("requires_approval");
       const waiting = turn.state.pending.filter((c) => c.status === "awaiting_approval");

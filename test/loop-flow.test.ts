@@ -13,8 +13,13 @@ describe("heartbeats", () => {
     const model = createSimModel({
       script: [send("first", true), send("second", false), send("never")],
     });
-    const kit = loopKit({ type: "memgpt_agent", model });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "talk" }, kit.deps);
+    const kit = await loopKit({ type: "memgpt_agent", model });
+    const turn = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "talk" },
+      kit.deps,
+    );
     expect(model.requests).toHaveLength(2);
     expect(turn.stopReason).toBe("end_turn");
     expect(model.requests[0]?.toolChoice).toBe("required");
@@ -29,9 +34,14 @@ describe("heartbeats", () => {
         send("awake again"),
       ],
     });
-    const kit = loopKit({ type: "memgpt_agent", model });
+    const kit = await loopKit({ type: "memgpt_agent", model });
     const start = kit.clock.now();
-    const paused = await sendUserMessage(kit.agent, kit.session(), { content: "rest" }, kit.deps);
+    const paused = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "rest" },
+      kit.deps,
+    );
     expect(paused.state.phase).toBe("paused");
     expect(paused.state.pause_until_ms).toBe(start + 5 * 60_000);
     kit.clock.advance(5 * 60_000);
@@ -49,12 +59,12 @@ describe("tool rules", () => {
         { text: "done" },
       ],
     });
-    const kit = loopKit({
+    const kit = await loopKit({
       type: "letta_v1_agent",
       model,
       rules: [{ type: "run_first", tool_name: "conversation_search" }],
     });
-    await sendUserMessage(kit.agent, kit.session(), { content: "go" }, kit.deps);
+    await sendUserMessage(kit.agent, await kit.session(), { content: "go" }, kit.deps);
     expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(["conversation_search"]);
     expect(model.requests[0]?.toolChoice).toBe("required");
     expect(model.requests[1]?.tools).toHaveLength(3);
@@ -68,7 +78,7 @@ describe("tool rules", () => {
         { text: "never reached" },
       ],
     });
-    const kit = loopKit({
+    const kit = await loopKit({
       type: "letta_v1_agent",
       model,
       rules: [
@@ -80,7 +90,7 @@ describe("tool rules", () => {
         { type: "exit_loop", tool_name: "memory_insert" },
       ],
     });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "go" }, kit.deps);
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "go" }, kit.deps);
     expect(model.requests[1]?.tools.map((t) => t.name)).toEqual(["memory_insert"]);
     expect(turn.stopReason).toBe("tool_rule");
     expect(model.requests).toHaveLength(2);
@@ -91,7 +101,7 @@ describe("tool rules", () => {
     const model = createSimModel({
       script: [search, search, { text: "bye" }, { text: "bye after all" }],
     });
-    const kit = loopKit({
+    const kit = await loopKit({
       type: "letta_v1_agent",
       model,
       rules: [
@@ -99,7 +109,7 @@ describe("tool rules", () => {
         { type: "required_before_exit", tool_name: "memory_replace" },
       ],
     });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "go" }, kit.deps);
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "go" }, kit.deps);
     const lines = transcript(turn.messages);
     expect(lines).toContain(
       "tool_return_message: conversation_search error: tool 'conversation_search' may not be called now (tool rules)",
@@ -112,8 +122,8 @@ describe("tool rules", () => {
 describe("context window", () => {
   it("leaves the oldest messages out of the request, tells the model, and deletes nothing", async () => {
     const model = createSimModel({ contextWindow: 5000 });
-    const kit = loopKit({ type: "tutor", model });
-    let state = kit.session();
+    const kit = await loopKit({ type: "tutor", model });
+    let state = await kit.session();
     for (let i = 0; i < 40; i += 1) {
       state = (
         await sendUserMessage(
@@ -127,13 +137,13 @@ describe("context window", () => {
     const last = model.requests.at(-1);
     expect(last?.messages[0]?.content).toMatch(/earlier messages are outside the context window/);
     expect(last?.messages.length).toBeLessThan(80);
-    expect(kit.store.allMessages(kit.agent.id)).toHaveLength(80);
+    expect(await kit.messages(kit.agent.id)).toHaveLength(80);
   });
 
   it("stops with context_window_overflow_in_system_prompt when the system prompt cannot fit", async () => {
     const model = createSimModel({ contextWindow: 4200 });
-    const kit = loopKit({ type: "letta_v1_agent", model });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "hi" }, kit.deps);
+    const kit = await loopKit({ type: "letta_v1_agent", model });
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "hi" }, kit.deps);
     expect(turn.stopReason).toBe("context_window_overflow_in_system_prompt");
     expect(model.requests).toHaveLength(0);
   });
@@ -142,20 +152,20 @@ describe("context window", () => {
 describe("determinism and recovery", () => {
   it("gives the same transcript, ids included, for the same script", async () => {
     const run = async () => {
-      const kit = loopKit({ type: "memgpt_agent", model: createSimModel() });
+      const kit = await loopKit({ type: "memgpt_agent", model: createSimModel() });
       const turn = await sendUserMessage(
         kit.agent,
-        kit.session(),
+        await kit.session(),
         { content: "My name is Ada" },
         kit.deps,
       );
-      return kit.store.allMessages(kit.agent.id).concat(turn.messages);
+      return (await kit.messages(kit.agent.id)).concat(turn.messages);
     };
     expect(await run()).toEqual(await run());
   });
 
   it("resumes an interrupted turn from its last checkpoint and applies memory edits once", async () => {
-    const kit = loopKit({ type: "memgpt_agent", model: createSimModel() });
+    const kit = await loopKit({ type: "memgpt_agent", model: createSimModel() });
     let commits = 0;
     const commit = kit.store.commit.bind(kit.store);
     const store = kit.store;
@@ -173,24 +183,24 @@ describe("determinism and recovery", () => {
     };
     const crashing = { ...kit.deps, store: crashingStore };
     await expect(
-      sendUserMessage(kit.agent, kit.session(), { content: "My name is Ada" }, crashing),
+      sendUserMessage(kit.agent, await kit.session(), { content: "My name is Ada" }, crashing),
     ).rejects.toThrow("crash");
-    const checkpoint = kit.store.session(kit.agent.id);
+    const checkpoint = await kit.store.loadSession(kit.agent.id);
     expect(checkpoint?.phase).toBe("running");
-    const resumed = await resumeSession(kit.agent, checkpoint ?? kit.session(), kit.deps);
+    const resumed = await resumeSession(kit.agent, checkpoint ?? (await kit.session()), kit.deps);
     expect(resumed.stopReason).toBe("end_turn");
     const human = (await kit.store.loadBlocks(kit.agent.id)).find((b) => b.label === "human");
     expect(human?.value).toBe("My name is Ada");
-    const appends = kit.store
-      .allMessages(kit.agent.id)
-      .filter((m) => m.message_type === "tool_return_message" && m.name === "core_memory_append");
+    const appends = (await kit.messages()).filter(
+      (m) => m.message_type === "tool_return_message" && m.name === "core_memory_append",
+    );
     expect(appends).toHaveLength(1);
   });
 
   it("streams deltas that carry the id of the message they become", async () => {
     const model = createSimModel({ script: [{ text: "hello there friend" }] });
-    const kit = loopKit({ type: "letta_v1_agent", model });
-    await sendUserMessage(kit.agent, kit.session(), { content: "hi" }, kit.deps);
+    const kit = await loopKit({ type: "letta_v1_agent", model });
+    await sendUserMessage(kit.agent, await kit.session(), { content: "hi" }, kit.deps);
     const deltas = kit.events.filter((e) => e.type === "delta");
     const final = kit.events.find(
       (e) => e.type === "message" && e.message.message_type === "assistant_message",

@@ -5,14 +5,14 @@ import { loopKit, transcript } from "./support/loop-kit.js";
 
 describe("memgpt_agent on the sim model", () => {
   it("stores what the user says in core memory, then replies through send_message", async () => {
-    const kit = loopKit({ type: "memgpt_agent", model: createSimModel() });
+    const kit = await loopKit({ type: "memgpt_agent", model: createSimModel() });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "My name is Ada" },
       kit.deps,
     );
-    expect(transcript(kit.store.allMessages(kit.agent.id))).toEqual([
+    expect(transcript(await kit.messages(kit.agent.id))).toEqual([
       "user_message: My name is Ada",
       'tool_call_message: core_memory_append {"label":"human","content":"My name is Ada","request_heartbeat":true}',
       "tool_return_message: core_memory_append success: block 'human' now holds 14 of 5000 characters",

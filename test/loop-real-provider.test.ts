@@ -50,8 +50,13 @@ let server: FakeOpenAiServer | undefined;
 afterEach(async () => server?.close());
 
 async function runTurn(model: ReturnType<typeof createSimModel> | ReturnType<typeof createModel>) {
-  const kit = loopKit({ type: "memgpt_agent", model });
-  const turn = await sendUserMessage(kit.agent, kit.session(), { content: "I am Ada" }, kit.deps);
+  const kit = await loopKit({ type: "memgpt_agent", model });
+  const turn = await sendUserMessage(
+    kit.agent,
+    await kit.session(),
+    { content: "I am Ada" },
+    kit.deps,
+  );
   return { kit, turn };
 }
 
@@ -66,8 +71,8 @@ describe("a real provider code path against a local OpenAI-compatible server", (
     const sim = await runTurn(createSimModel({ script: SIM_SCRIPT }));
 
     expect(wire.turn.stopReason).toBe("end_turn");
-    expect(wire.kit.store.allMessages("agent-1")).toEqual(sim.kit.store.allMessages("agent-1"));
-    expect(wire.kit.store.allMessages("agent-1").map((m) => m.message_type)).toEqual([
+    expect(await wire.kit.messages()).toEqual(await sim.kit.messages());
+    expect((await wire.kit.messages()).map((m) => m.message_type)).toEqual([
       "user_message",
       "reasoning_message",
       "tool_call_message",

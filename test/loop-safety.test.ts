@@ -14,8 +14,8 @@ describe("the loop refuses what an agent may not do, with an error the model see
         { text: "ok" },
       ],
     });
-    const kit = loopKit({ type: "letta_v1_agent", model });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "hi" }, kit.deps);
+    const kit = await loopKit({ type: "letta_v1_agent", model });
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "hi" }, kit.deps);
     expect(returns(transcript(turn.messages))).toEqual([
       "tool_return_message: core_memory_append error: tool 'core_memory_append' is not offered to this agent",
     ]);
@@ -32,8 +32,13 @@ describe("the loop refuses what an agent may not do, with an error the model see
         { text: "I cannot pause." },
       ],
     });
-    const kit = loopKit({ type: "letta_v1_agent", model });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "rest" }, kit.deps);
+    const kit = await loopKit({ type: "letta_v1_agent", model });
+    const turn = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "rest" },
+      kit.deps,
+    );
     expect(returns(transcript(turn.messages))[0]).toContain(
       "pause_heartbeats error: tool 'pause_heartbeats' is not offered",
     );
@@ -64,10 +69,10 @@ describe("the loop refuses what an agent may not do, with an error the model see
         },
       ],
     });
-    const kit = loopKit({ type: "memgpt_agent", model });
+    const kit = await loopKit({ type: "memgpt_agent", model });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "store this" },
       kit.deps,
     );
@@ -95,15 +100,14 @@ describe("the loop refuses what an agent may not do, with an error the model see
         { text: "no" },
       ],
     });
-    const kit = loopKit({ type: "letta_v1_agent", model });
+    const kit = await loopKit({ type: "letta_v1_agent", model });
     const blocks = await kit.store.loadBlocks(kit.agent.id);
-    kit.store.putBlocks(
-      kit.agent.id,
-      blocks.map((block) => ({ ...block, read_only: block.label === "persona" })),
-    );
+    for (const block of blocks) {
+      await kit.store.putBlock(kit.agent.id, { ...block, read_only: block.label === "persona" });
+    }
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "change yourself" },
       kit.deps,
     );
@@ -119,8 +123,8 @@ describe("the loop refuses what an agent may not do, with an error the model see
           ? { toolCalls: [{ name: "memory_insert", args: { label: 7 } }] }
           : { text: "fixed" },
     });
-    const kit = loopKit({ type: "letta_v1_agent", model });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "go" }, kit.deps);
+    const kit = await loopKit({ type: "letta_v1_agent", model });
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "go" }, kit.deps);
     expect(returns(transcript(turn.messages))[0]).toMatch(
       /memory_insert error: invalid arguments: label: .*new_str/,
     );
@@ -132,14 +136,14 @@ describe("the loop refuses what an agent may not do, with an error the model see
         toolCalls: [{ name: "conversation_search", args: { query: "x", request_heartbeat: true } }],
       }),
     });
-    const kit = loopKit({
+    const kit = await loopKit({
       type: "memgpt_agent",
       model,
       overrides: { limits: { max_iterations: 3 } },
     });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "loop forever" },
       kit.deps,
     );
@@ -157,13 +161,18 @@ describe("the loop refuses what an agent may not do, with an error the model see
     const config = {
       types: { finisher: { extends: "letta_v1_agent", final_answer_at_limit: true } },
     };
-    const kit = loopKit({
+    const kit = await loopKit({
       type: "finisher",
       model,
       config,
       overrides: { limits: { max_iterations: 2 } },
     });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "work" }, kit.deps);
+    const turn = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "work" },
+      kit.deps,
+    );
     expect(model.requests).toHaveLength(3);
     expect(model.requests[2]?.tools).toEqual([]);
     expect(transcript(turn.messages).at(-1)).toBe("assistant_message: Final answer.");
@@ -172,8 +181,8 @@ describe("the loop refuses what an agent may not do, with an error the model see
 
   it("stops with llm_api_error when the model fails, closing the turn cleanly", async () => {
     const model = createSimModel({ fault: () => "server" });
-    const kit = loopKit({ type: "letta_v1_agent", model });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "hi" }, kit.deps);
+    const kit = await loopKit({ type: "letta_v1_agent", model });
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "hi" }, kit.deps);
     expect(turn.stopReason).toBe("llm_api_error");
     expect(turn.state.phase).toBe("idle");
     expect(kit.events).toContainEqual({
@@ -187,12 +196,12 @@ describe("the loop refuses what an agent may not do, with an error the model see
     const model = createSimModel({
       script: [{ toolCalls: [{ name: "conversation_search", args: { query: "x" } }] }],
     });
-    const kit = loopKit({
+    const kit = await loopKit({
       type: "letta_v1_agent",
       model,
       overrides: { limits: { max_tokens_per_turn: 10 } },
     });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "hi" }, kit.deps);
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "hi" }, kit.deps);
     expect(turn.stopReason).toBe("max_tokens_exceeded");
     expect(returns(transcript(turn.messages))).toEqual([
       "tool_return_message: conversation_search error: not run: the turn stopped (max_tokens_exceeded)",
@@ -207,10 +216,10 @@ describe("the loop refuses what an agent may not do, with an error the model see
         return { toolCalls: [{ name: "conversation_search", args: { query: "x" } }] };
       },
     });
-    const kit = loopKit({ type: "letta_v1_agent", model });
+    const kit = await loopKit({ type: "letta_v1_agent", model });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "hi" },
       { ...kit.deps, signal: controller.signal },
     );

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { sendUserMessage } from "../src/agent/run-turn.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
-import { InMemoryTurnStore } from "../src/storage/in-memory-turn-store.js";
+import { createInMemoryStore } from "../src/storage/memory/in-memory-store.js";
 import { loopKit, transcript } from "./support/loop-kit.js";
 
 describe("built-in types complete scripted conversations on the sim model", () => {
   it("letta_v1_agent edits memory with memory_insert and replies in plain text", async () => {
-    const kit = loopKit({ type: "letta_v1_agent", model: createSimModel() });
+    const kit = await loopKit({ type: "letta_v1_agent", model: createSimModel() });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "I like sailing" },
       kit.deps,
     );
@@ -33,10 +33,10 @@ describe("built-in types complete scripted conversations on the sim model", () =
     const model = createSimModel({
       script: [{ text: "Both sources agree: the bridge opened in 1932." }],
     });
-    const kit = loopKit({ type: "synthesis", model });
+    const kit = await loopKit({ type: "synthesis", model });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "A says 1932. B says 1932." },
       kit.deps,
     );
@@ -59,10 +59,10 @@ describe("built-in types complete scripted conversations on the sim model", () =
         },
       ],
     });
-    const kit = loopKit({ type: "scoring", model });
+    const kit = await loopKit({ type: "scoring", model });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "Task: add 2+2. Answer: 4" },
       kit.deps,
     );
@@ -75,18 +75,23 @@ describe("built-in types complete scripted conversations on the sim model", () =
 
   it("qa_assistant answers each question without seeing earlier ones", async () => {
     const model = createSimModel();
-    const kit = loopKit({ type: "qa_assistant", model });
-    const first = await sendUserMessage(kit.agent, kit.session(), { content: "hello" }, kit.deps);
+    const kit = await loopKit({ type: "qa_assistant", model });
+    const first = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "hello" },
+      kit.deps,
+    );
     await sendUserMessage(kit.agent, first.state, { content: "again" }, kit.deps);
     expect(model.requests[1]?.messages).toEqual([{ role: "user", content: "again" }]);
   });
 
   it("tutor sees the whole conversation of the session", async () => {
     const model = createSimModel();
-    const kit = loopKit({ type: "tutor", model });
+    const kit = await loopKit({ type: "tutor", model });
     const first = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "teach me fractions" },
       kit.deps,
     );
@@ -108,14 +113,14 @@ describe("built-in types complete scripted conversations on the sim model", () =
   });
 
   it("keeps agents of different types apart on one store", async () => {
-    const store = new InMemoryTurnStore();
-    const memgpt = loopKit({
+    const store = createInMemoryStore();
+    const memgpt = await loopKit({
       type: "memgpt_agent",
       model: createSimModel(),
       store,
       agentId: "agent-a",
     });
-    const letta = loopKit({
+    const letta = await loopKit({
       type: "letta_v1_agent",
       model: createSimModel(),
       store,
@@ -123,26 +128,26 @@ describe("built-in types complete scripted conversations on the sim model", () =
     });
     const a = sendUserMessage(
       memgpt.agent,
-      memgpt.session(),
+      await memgpt.session(),
       { content: "My name is Ada" },
       memgpt.deps,
     );
-    const b = sendUserMessage(letta.agent, letta.session(), { content: "I like tea" }, letta.deps);
+    const b = sendUserMessage(
+      letta.agent,
+      await letta.session(),
+      { content: "I like tea" },
+      letta.deps,
+    );
     await Promise.all([a, b]);
     const human = async (id: string) =>
       (await store.loadBlocks(id)).find((x) => x.label === "human")?.value;
     expect(await human("agent-a")).toBe("My name is Ada");
     expect(await human("agent-b")).toBe("I like tea");
-    expect(store.allMessages("agent-a").every((m) => !JSON.stringify(m).includes("tea"))).toBe(
-      true,
-    );
+    expect((await memgpt.messages()).every((m) => !JSON.stringify(m).includes("tea"))).toBe(true);
     expect(
-      store
-        .allMessages("agent-b")
-        .some(
-          (m) =>
-            m.message_type === "tool_call_message" && m.tool_call.name === "core_memory_append",
-        ),
+      (await letta.messages()).some(
+        (m) => m.message_type === "tool_call_message" && m.tool_call.name === "core_memory_append",
+      ),
     ).toBe(false);
   });
 });

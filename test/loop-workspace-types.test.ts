@@ -26,10 +26,14 @@ const approveAll = (state: Awaited<ReturnType<typeof sendUserMessage>>["state"])
 describe("built-in types with workspace tools complete scripted conversations", () => {
   it("react_agent asks once to use the shell, runs the command in its workspace, and answers", async () => {
     const root = workspace({ "notes.txt": "hello" });
-    const kit = loopKit({ type: "react_agent", model: createSimModel(), workspaceRoot: root });
+    const kit = await loopKit({
+      type: "react_agent",
+      model: createSimModel(),
+      workspaceRoot: root,
+    });
     const asked = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "run: cat notes.txt" },
       kit.deps,
     );
@@ -52,10 +56,10 @@ describe("built-in types with workspace tools complete scripted conversations", 
         { text: "verified" },
       ],
     });
-    const kit = loopKit({ type: "verifier", model, workspaceRoot: root });
+    const kit = await loopKit({ type: "verifier", model, workspaceRoot: root });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "check the report" },
       kit.deps,
     );
@@ -80,10 +84,10 @@ describe("built-in types with workspace tools complete scripted conversations", 
         { text: "written" },
       ],
     });
-    const kit = loopKit({ type: "developer", model, workspaceRoot: root });
+    const kit = await loopKit({ type: "developer", model, workspaceRoot: root });
     const asked = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "write the answer" },
       kit.deps,
     );
@@ -104,10 +108,10 @@ describe("built-in types with workspace tools complete scripted conversations", 
         { text: "It opened in 1932." },
       ],
     });
-    const kit = loopKit({ type: "researcher", model, workspaceRoot: root });
+    const kit = await loopKit({ type: "researcher", model, workspaceRoot: root });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "when did it open?" },
       kit.deps,
     );
@@ -138,10 +142,10 @@ describe("built-in types with workspace tools complete scripted conversations", 
         return { text: "Paris" };
       },
     });
-    const kit = loopKit({ type: "orchestrator", model });
+    const kit = await loopKit({ type: "orchestrator", model });
     const turn = await sendUserMessage(
       kit.agent,
-      kit.session(),
+      await kit.session(),
       { content: "ask someone" },
       kit.deps,
     );
@@ -163,8 +167,13 @@ describe("workspace confinement, as the model sees it", () => {
         { text: "refused" },
       ],
     });
-    const kit = loopKit({ type: "verifier", model, workspaceRoot: root });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "read it" }, kit.deps);
+    const kit = await loopKit({ type: "verifier", model, workspaceRoot: root });
+    const turn = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "read it" },
+      kit.deps,
+    );
     expect(transcript(turn.messages)[2]).toMatch(
       /^tool_return_message: read_file error: .*climbs out of the workspace/,
     );
@@ -180,8 +189,19 @@ describe("workspace confinement, as the model sees it", () => {
     });
     const config = { types: { runner: { extends: "react_agent", policy_profile: "permissive" } } };
     // A real process needs real time: the shell's timer runs on the system clock here.
-    const kit = loopKit({ type: "runner", model, config, workspaceRoot: root, clock: systemClock });
-    const turn = await sendUserMessage(kit.agent, kit.session(), { content: "wait" }, kit.deps);
+    const kit = await loopKit({
+      type: "runner",
+      model,
+      config,
+      workspaceRoot: root,
+      clock: systemClock,
+    });
+    const turn = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "wait" },
+      kit.deps,
+    );
     expect(transcript(turn.messages)[2]).toMatch(
       /^tool_return_message: shell error: .*timed out after 200 ms/,
     );

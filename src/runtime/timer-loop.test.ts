@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../core/manual-clock.js";
 import type { TimerRecord } from "../records/agent-record.js";
+import { agentRecord } from "../storage/contract/fixtures.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
 import type { Store } from "../storage/store.js";
 import { TimerLoop } from "./timer-loop.js";
@@ -84,18 +85,3 @@ describe("a timer nobody clears", () => {
     expect(fires).toBeLessThan(10);
   });
 });
-
-function agentRecord(id: string) {
-  return {
-    id,
-    project_id: "p",
-    name: "a",
-    agent_type: "letta_v1_agent",
-    overrides: {},
-    tool_rules: [],
-    tags: [],
-    metadata: {},
-    created_at_ms: 0,
-    updated_at_ms: 0,
-  };
-}

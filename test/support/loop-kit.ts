@@ -4,19 +4,25 @@ import { spawnTools } from "../../src/agent/spawn-tools.js";
 import { createTurnAgent } from "../../src/agent/turn-agent.js";
 import { builtinConfig, checkConfig } from "../../src/config/config-file.js";
 import type { Clock } from "../../src/core/clock.js";
-import { sequentialIds } from "../../src/core/ids.js";
+import { type IdSource, sequentialIds } from "../../src/core/ids.js";
 import { ManualClock } from "../../src/core/manual-clock.js";
 import type { ModelAdapter } from "../../src/llm/model.js";
 import type { AgentMessage } from "../../src/records/messages.js";
 import { newSessionState } from "../../src/records/session-state.js";
 import type { ToolRule } from "../../src/records/tool-rule.js";
-import { InMemoryTurnStore } from "../../src/storage/in-memory-turn-store.js";
+import { newAgent } from "../../src/runtime/new-agent.js";
+import { createInMemoryStore } from "../../src/storage/memory/in-memory-store.js";
+import type { Store } from "../../src/storage/store.js";
 import { builtinToolImplementations } from "../../src/tools/registry.js";
 import type { ToolImplementation } from "../../src/tools/tool.js";
+import type { AgentType } from "../../src/types/agent-type.js";
 import type { AgentOverrides } from "../../src/types/overrides.js";
 
-/** One agent of a built-in type on an in-memory store, a manual clock and sequential ids. */
-export function loopKit(options: {
+/**
+ * One agent of a built-in type on the in-memory store, a manual clock and sequential ids
+ * (prefixed with the agent id when one is given, so that agents sharing a store never collide).
+ */
+export async function loopKit(options: {
   type: string;
   model: ModelAdapter;
   overrides?: AgentOverrides;
@@ -26,7 +32,7 @@ export function loopKit(options: {
   /** A config document whose types join the built-ins. */
   config?: unknown;
   /** Share a store between kits to run several agents side by side. */
-  store?: InMemoryTurnStore;
+  store?: Store;
   agentId?: string;
   /** Defaults to a manual clock, which moves only when the test says. */
   clock?: Clock;
@@ -39,32 +45,34 @@ export function loopKit(options: {
   const { registry, catalogue } = checked.config;
   const type = registry.get(options.type);
   if (!type) throw new Error(`no type ${options.type}`);
-  const store = options.store ?? new InMemoryTurnStore();
+  const store = options.store ?? createInMemoryStore();
+  const agentId = options.agentId ?? "agent-1";
+  const sequence = sequentialIds();
+  const ids: IdSource = options.agentId
+    ? { next: (prefix) => sequence.next(`${prefix}-${options.agentId}`) }
+    : sequence;
   const agent: TurnAgent = createTurnAgent({
-    id: options.agentId ?? "agent-1",
+    id: agentId,
     type,
     catalogue,
     ...(options.overrides ? { overrides: options.overrides } : {}),
     ...(options.rules ? { rules: options.rules } : {}),
   });
-  store.putBlocks(
-    agent.id,
-    type.memory.blocks.map((block, i) => ({
-      id: `block-${i}`,
-      label: block.label,
-      description: block.description,
-      value: block.value,
-      limit: block.limit,
-      read_only: block.read_only,
-    })),
-  );
+  const created = newAgent({ name: agentId, type }, ids, 0);
+  await store.createAgent({ agent: { ...created.agent, id: agentId }, blocks: created.blocks });
   const tools = builtinToolImplementations();
   for (const tool of options.tools ?? []) tools.set(tool.declaration.name, tool);
+  const createChild = async (childType: AgentType) => {
+    const child = newAgent({ name: `${agentId}-${childType.name}`, type: childType }, ids, 0);
+    await store.createAgent(child);
+    return child.agent.id;
+  };
   const spawnOptions = {
     registry,
     catalogue,
     depth: 0,
     maxDepth: agent.config.capabilities.limits.max_spawn_depth,
+    createChild,
   };
   for (const tool of spawnTools(spawnOptions, () => deps)) tools.set(tool.declaration.name, tool);
   const events: LoopEvent[] = [];
@@ -75,7 +83,7 @@ export function loopKit(options: {
     tools,
     store,
     clock,
-    ids: sequentialIds(),
+    ids,
     workspace: { root: options.workspaceRoot ?? null, readOnly: type.isolation.read_only },
     onEvent: (event) => events.push(event),
   };
@@ -85,7 +93,10 @@ export function loopKit(options: {
     deps,
     clock: manual,
     events,
-    session: () => store.session(agent.id) ?? newSessionState("session-1"),
+    /** The agent's session as committed, or a new one. */
+    session: async () => (await store.loadSession(agentId)) ?? newSessionState("session-1"),
+    /** Every message of an agent on the store (this kit's by default), oldest first. */
+    messages: (id = agentId) => store.listMessages(id, { limit: 1_000_000, order: "asc" }),
   };
 }
 

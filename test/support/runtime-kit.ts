@@ -1,37 +1,27 @@
-import { builtinConfig } from "../../src/config/config-file.js";
-import type { Clock } from "../../src/core/clock.js";
 import { sequentialIds } from "../../src/core/ids.js";
-import { ManualClock } from "../../src/core/manual-clock.js";
-import type { ModelAdapter } from "../../src/llm/model.js";
-import { createSimModel } from "../../src/llm/sim/sim-model.js";
-import { AgentRuntime } from "../../src/runtime/agent-runtime.js";
+import type { ManualClock } from "../../src/core/manual-clock.js";
+import type { SimModel } from "../../src/llm/sim/sim-model.js";
 import { newAgent } from "../../src/runtime/new-agent.js";
 import type { Store } from "../../src/storage/store.js";
-import { builtinToolImplementations } from "../../src/tools/registry.js";
+import { serviceKit } from "./service-kit.js";
 
-/** A runtime over `store` with built-in types and tools, the sim model and a manual clock. */
+/**
+ * The runtime of a service kit over `store`, and a way to create agents of built-in types.
+ * `idPrefix` keeps the ids of a second runtime on the same store (a restart) apart.
+ */
 export function runtimeKit(
   store: Store,
-  options: { clock?: Clock; model?: ModelAdapter; idPrefix?: string } = {},
+  options: { clock?: ManualClock; model?: SimModel; idPrefix?: string } = {},
 ) {
-  const config = builtinConfig();
-  const clock = options.clock ?? new ManualClock();
-  const ids = sequentialIds();
-  const model = options.model ?? createSimModel();
-  const runtime = new AgentRuntime({
-    store,
-    config,
-    ids: options.idPrefix ? { next: (prefix) => `${ids.next(prefix)}-${options.idPrefix}` } : ids,
-    tools: builtinToolImplementations(),
-    modelFor: () => model,
-    defaultModel: "sim/demo",
-    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
-    clock,
-  });
+  const base = sequentialIds();
+  const ids = options.idPrefix
+    ? { next: (prefix: string) => `${base.next(prefix)}-${options.idPrefix}` }
+    : base;
+  const { runtime, config, clock, model } = serviceKit({ ...options, store, ids });
   const create = async (typeName: string, name = typeName) => {
     const type = config.registry.get(typeName);
     if (!type) throw new Error(`no type ${typeName}`);
-    const created = newAgent({ name, type }, ids, clock.now());
+    const created = newAgent({ name, type }, base, clock.now());
     await store.createAgent(created);
     return created.agent.id;
   };

@@ -1,5 +1,5 @@
 import { builtinConfig } from "../../src/config/config-file.js";
-import { sequentialIds } from "../../src/core/ids.js";
+import { type IdSource, sequentialIds } from "../../src/core/ids.js";
 import { ManualClock } from "../../src/core/manual-clock.js";
 import { createSimModel, type SimModel } from "../../src/llm/sim/sim-model.js";
 import { AgentRuntime } from "../../src/runtime/agent-runtime.js";
@@ -18,11 +18,13 @@ import { builtinToolImplementations } from "../../src/tools/registry.js";
  * Every service over one store (in-memory unless given), the built-in types and tools, a
  * manual clock, sequential ids and a sim model: what service and route tests start from.
  */
-export function serviceKit(options: { store?: Store; model?: SimModel; clock?: ManualClock } = {}) {
+export function serviceKit(
+  options: { store?: Store; model?: SimModel; clock?: ManualClock; ids?: IdSource } = {},
+) {
   const store = options.store ?? createInMemoryStore();
   const config = builtinConfig();
   const clock = options.clock ?? new ManualClock();
-  const ids = sequentialIds();
+  const ids = options.ids ?? sequentialIds();
   const model = options.model ?? createSimModel();
   const runtime = new AgentRuntime({
     store,

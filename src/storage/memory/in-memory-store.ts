@@ -4,7 +4,7 @@ import { CoreBlock, type MessageHit, Passage } from "../../records/memory-record
 import type { AgentMessage } from "../../records/messages.js";
 import type { SessionState } from "../../records/session-state.js";
 import { rankBm25 } from "../bm25.js";
-import { searchableText } from "../in-memory-turn-store.js";
+import { searchableText } from "../searchable-text.js";
 import type { NewAgent, PageQuery, Store } from "../store.js";
 import { parseInput, validateNewAgent, validateStep } from "../store-rows.js";
 import type { StepCommit } from "../turn-store.js";

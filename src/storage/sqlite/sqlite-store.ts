@@ -4,7 +4,7 @@ import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
 import type { SessionState } from "../../records/session-state.js";
-import { searchableText } from "../in-memory-turn-store.js";
+import { searchableText } from "../searchable-text.js";
 import type { NewAgent, PageQuery, Store } from "../store.js";
 import { parseInput, validateNewAgent, validateStep } from "../store-rows.js";
 import type { StepCommit } from "../turn-store.js";
