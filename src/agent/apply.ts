@@ -56,6 +56,7 @@ export function applyModelResponse(
     return {
       tool_call,
       status: "pending",
+      child_agent_id: null,
       request_heartbeat: caps.heartbeats && requestsHeartbeat(call.arguments),
       denial_reason: null,
       approval_expires_at_ms: null,

@@ -57,6 +57,7 @@ function stepForCall(
         : { kind: "run_tool", index };
     }
     case "awaiting_approval":
+    case "awaiting_child":
     case "done":
       assert(false, `a running turn has a call in status '${call.status}'`);
   }

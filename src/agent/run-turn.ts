@@ -221,6 +221,8 @@ function newRun(id: string, agentId: string, key: string | null, nowMs: number):
     idempotency_key: key,
     created_at_ms: nowMs,
     completed_at_ms: null,
+    usage: null,
+    verification: null,
   };
 }
 

@@ -1,6 +1,22 @@
 import { z } from "zod";
 import { ToolRule } from "./tool-rule.js";
 
+/** Tokens and model calls of a run. */
+export const Usage = z.object({
+  prompt_tokens: z.int().min(0),
+  completion_tokens: z.int().min(0),
+  step_count: z.int().min(0),
+});
+export type Usage = z.infer<typeof Usage>;
+
+/** What the verifier gate concluded about a run's answer. */
+export const RunVerification = z.object({
+  passed: z.boolean(),
+  rounds: z.int().min(0),
+  findings: z.array(z.string()),
+});
+export type RunVerification = z.infer<typeof RunVerification>;
+
 /**
  * An agent as stored: its identity, its type by name and what it sets on top of the type.
  * Memory blocks, messages and the session live in their own rows, never in this one.
@@ -17,6 +33,8 @@ export const AgentRecord = z.object({
   tool_rules: z.array(ToolRule),
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
+  /** The agent that spawned it (a sub-agent), or null for an agent a user created. */
+  parent_id: z.string().nullable().default(null),
   created_at_ms: z.number(),
   updated_at_ms: z.number(),
 });
@@ -32,6 +50,10 @@ export const RunRecord = z.object({
   idempotency_key: z.string().nullable(),
   created_at_ms: z.number(),
   completed_at_ms: z.number().nullable(),
+  /** Tokens and model calls of the run, once it ended. */
+  usage: Usage.nullable().default(null),
+  /** The verifier gate's outcome, for a type with `verify`. */
+  verification: RunVerification.nullable().default(null),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

@@ -32,6 +32,8 @@ const base = {
   run_id: z.string().nullable(),
   step_id: z.string().nullable(),
   otid: z.string().nullable(),
+  /** Its place in its run (1, 2, …): a client re-attaching to a run's stream resumes after it. */
+  seq_id: z.int().min(1).optional(),
 };
 
 export const ApprovalDecision = z.object({

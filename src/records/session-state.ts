@@ -1,22 +1,29 @@
 import { z } from "zod";
+import { Usage } from "./agent-record.js";
 import { StopReason, ToolCall } from "./messages.js";
 
 /**
  * The checkpoint of an agent's session: everything the loop needs to decide its next step
  * after a crash. Committed after every step with that step's messages.
  *
- * Versions: 1 — first version. Readable versions: [1].
+ * Versions: 1 — first version. 2 — sub-agents: the `awaiting_children` phase, calls waiting for
+ * a child (`awaiting_child`, `child_agent_id`), `run_seq` (messages of the run so far) and
+ * `verification` (the verifier gate); a version 1 row reads with their defaults.
+ * Readable versions: [1, 2].
  */
-export const SESSION_STATE_VERSION = 1;
-export const READABLE_SESSION_VERSIONS: readonly number[] = [1];
+export const SESSION_STATE_VERSION = 2;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2];
 
 export const PendingCall = z.object({
   tool_call: ToolCall,
   /**
-   * pending → (awaiting_approval → approved | denied) → done. A call is `done` once its tool
-   * return is committed, so a resumed session never runs it again.
+   * pending → (awaiting_approval → approved | denied) → (awaiting_child →) done. A call is
+   * `done` once its tool return is committed, so a resumed session never runs it again; a
+   * spawn waits as `awaiting_child` until its sub-agent's run ends.
    */
-  status: z.enum(["pending", "awaiting_approval", "approved", "denied", "done"]),
+  status: z.enum(["pending", "awaiting_approval", "approved", "denied", "awaiting_child", "done"]),
+  /** The sub-agent a spawn call started (derived from the run and the call, so never twice). */
+  child_agent_id: z.string().nullable().default(null),
   request_heartbeat: z.boolean(),
   denial_reason: z.string().nullable(),
   approval_expires_at_ms: z.number().nullable(),
@@ -25,19 +32,33 @@ export const PendingCall = z.object({
 });
 export type PendingCall = z.infer<typeof PendingCall>;
 
-export const Usage = z.object({
-  prompt_tokens: z.int().min(0),
-  completion_tokens: z.int().min(0),
-  step_count: z.int().min(0),
+export { Usage } from "./agent-record.js";
+
+/** A verifier gate's rounds: each round a verifier sub-agent checks the answer. */
+export const Verification = z.object({
+  /** Rounds started (a round is one verifier run). */
+  rounds: z.int().min(0),
+  /** The verifier of the round in progress, or null between rounds. */
+  verifier_agent_id: z.string().nullable(),
+  passed: z.boolean().nullable(),
+  /** What each failed round found, in order. */
+  findings: z.array(z.string()),
 });
-export type Usage = z.infer<typeof Usage>;
+export type Verification = z.infer<typeof Verification>;
 
 export const SessionState = z.object({
-  version: z.literal(SESSION_STATE_VERSION),
+  version: z.union([z.literal(1), z.literal(SESSION_STATE_VERSION)]),
   session_id: z.string(),
-  /** idle: between turns · running: a turn is in progress · awaiting_approval · paused. */
-  phase: z.enum(["idle", "running", "awaiting_approval", "paused"]),
+  /**
+   * idle: between turns · running: a turn is in progress · awaiting_approval · paused ·
+   * awaiting_children: the turn waits for the sub-agents it spawned, holding nothing in memory.
+   */
+  phase: z.enum(["idle", "running", "awaiting_approval", "paused", "awaiting_children"]),
   run_id: z.string().nullable(),
+  /** Messages committed in this run so far: the next one's `seq_id` is one more. */
+  run_seq: z.int().min(0).default(0),
+  /** The verifier gate's progress this turn, when the type has one. */
+  verification: Verification.nullable().default(null),
   /** The step of the last model call; its tool returns belong to it. */
   step_id: z.string().nullable(),
   /** Model calls made this turn. */
@@ -69,6 +90,8 @@ export function newSessionState(sessionId: string): SessionState {
     session_id: sessionId,
     phase: "idle",
     run_id: null,
+    run_seq: 0,
+    verification: null,
     step_id: null,
     iteration: 0,
     tool_calls: 0,

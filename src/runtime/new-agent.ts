@@ -13,6 +13,10 @@ export interface AgentSpec {
   toolRules?: ToolRule[];
   tags?: string[];
   metadata?: Record<string, unknown>;
+  /** The agent that spawned it, for a sub-agent. */
+  parentId?: string;
+  /** Its id, when it must be derived (a sub-agent's, from its parent's run and call). */
+  id?: string;
   /** Blocks to start with; by default the type's block templates. */
   blocks?: Omit<CoreBlock, "id">[];
 }
@@ -30,7 +34,7 @@ export function newAgent(spec: AgentSpec, ids: IdSource, nowMs: number): NewAgen
     }));
   return {
     agent: {
-      id: ids.next("agent"),
+      id: spec.id ?? ids.next("agent"),
       project_id: spec.projectId ?? "default",
       name: spec.name,
       agent_type: spec.type.name,
@@ -38,6 +42,7 @@ export function newAgent(spec: AgentSpec, ids: IdSource, nowMs: number): NewAgen
       tool_rules: spec.toolRules ?? [],
       tags: spec.tags ?? [],
       metadata: spec.metadata ?? {},
+      parent_id: spec.parentId ?? null,
       created_at_ms: nowMs,
       updated_at_ms: nowMs,
     },

@@ -35,6 +35,7 @@ export function agentRecord(id: string, projectId = "project-1"): AgentRecord {
     tool_rules: [{ type: "exit_loop", tool_name: "send_message" }],
     tags: ["contract"],
     metadata: { nested: { list: [1, 2, 3] } },
+    parent_id: null,
     created_at_ms: 1_000,
     updated_at_ms: 1_000,
   };
@@ -100,6 +101,7 @@ export function busySession(): SessionState {
       {
         tool_call: { name: "run_shell", arguments: '{"cmd":"ls"}', tool_call_id: "call-9" },
         status: "awaiting_approval",
+        child_agent_id: null,
         request_heartbeat: true,
         denial_reason: null,
         approval_expires_at_ms: 9_000,
@@ -123,6 +125,8 @@ export function run(id: string, agentId: string, key: string | null = null): Run
     idempotency_key: key,
     created_at_ms: 3_000,
     completed_at_ms: null,
+    usage: null,
+    verification: null,
   };
 }
 
