@@ -49,8 +49,13 @@ export interface FakeOpenAiServer {
   /** Ends in `/v1`, ready for an OpenAI client's `baseURL`. */
   baseUrl: string;
   requests: RecordedRequest[];
+  /** The most requests that were being answered at the same moment. */
+  readonly peakInFlight: number;
   close(): Promise<void>;
 }
+
+/** Chooses each reply from the request, for callers whose requests arrive in no fixed order. */
+export type ReplyFor = (request: RecordedRequest) => ScriptedReply;
 
 const MODEL = "fake-model";
 const CREATED = 1_767_225_600;
@@ -60,17 +65,29 @@ const CREATED = 1_767_225_600;
  * and SSE streaming. Each request consumes the next scripted reply; when none are left it
  * answers 500 so a test that calls the model too often fails loudly.
  */
-export async function startFakeOpenAiServer(script: ScriptedReply[]): Promise<FakeOpenAiServer> {
-  const queue = [...script];
+export async function startFakeOpenAiServer(
+  script: ScriptedReply[] | ReplyFor,
+): Promise<FakeOpenAiServer> {
+  const queue = Array.isArray(script) ? [...script] : [];
+  const next = Array.isArray(script) ? () => queue.shift() : script;
   const requests: RecordedRequest[] = [];
+  const flight = { now: 0, peak: 0 };
   const server = createServer((req, res) => {
-    void handle(req, res, queue, requests);
+    flight.now += 1;
+    flight.peak = Math.max(flight.peak, flight.now);
+    res.on("close", () => {
+      flight.now -= 1;
+    });
+    void handle(req, res, next, requests);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    get peakInFlight() {
+      return flight.peak;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -82,7 +99,7 @@ export async function startFakeOpenAiServer(script: ScriptedReply[]): Promise<Fa
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  queue: ScriptedReply[],
+  next: (request: RecordedRequest) => ScriptedReply | undefined,
   requests: RecordedRequest[],
 ): Promise<void> {
   const chunks: Buffer[] = [];
@@ -93,8 +110,9 @@ async function handle(
     return;
   }
   const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
-  requests.push({ method: req.method, path, headers: req.headers, body });
-  const reply = queue.shift();
+  const request = { method: req.method, path, headers: req.headers, body };
+  requests.push(request);
+  const reply = next(request);
   if (!reply) {
     sendError(res, { type: "error", status: 500, message: "fake server: no scripted reply left" });
   } else if (reply.type === "error") {

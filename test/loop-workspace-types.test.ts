@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sendUserMessage, submitApprovals } from "../src/agent/run-turn.js";
+import { deliverChildResults, sendUserMessage, submitApprovals } from "../src/agent/run-turn.js";
 import { systemClock } from "../src/core/clock.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
 import { loopKit, transcript } from "./support/loop-kit.js";
@@ -119,7 +119,7 @@ describe("built-in types with workspace tools complete scripted conversations", 
     expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(["read_file"]);
   });
 
-  it("orchestrator lists the types, spawns a sub-agent, and answers with its result", async () => {
+  it("orchestrator lists the types, spawns a sub-agent, sleeps until it answers, and goes on with its result", async () => {
     const model = createSimModel({
       script: (request) => {
         const last = request.messages.at(-1);
@@ -143,18 +143,54 @@ describe("built-in types with workspace tools complete scripted conversations", 
       },
     });
     const kit = await loopKit({ type: "orchestrator", model });
-    const turn = await sendUserMessage(
+    const spawned: string[] = [];
+    const children = {
+      spawn: async (request: { toolCallId: string; agentType: string; prompt: string }) => {
+        spawned.push(`${request.agentType}: ${request.prompt}`);
+        return { ok: true as const, childId: "agent-child" };
+      },
+    };
+    const deps = { ...kit.deps, children };
+    const asleep = await sendUserMessage(kit.agent, await kit.session(), { content: "ask" }, deps);
+    expect(spawned).toEqual(["qa_assistant: capital of France?"]);
+    expect(asleep.state.phase).toBe("awaiting_children");
+    expect(asleep.state.pending[0]).toMatchObject({
+      status: "awaiting_child",
+      child_agent_id: "agent-child",
+    });
+    // What a restart would find: the wait is in the checkpoint.
+    expect((await kit.session()).phase).toBe("awaiting_children");
+    const answer = {
+      status: "success" as const,
+      output: "qa_assistant (agent-child) stopped with end_turn:\nParis",
+    };
+    const turn = await deliverChildResults(
       kit.agent,
       await kit.session(),
-      { content: "ask someone" },
-      kit.deps,
+      [{ index: 0, result: answer }],
+      deps,
     );
-    const lines = transcript(turn.messages);
+    const lines = transcript(await kit.messages());
     expect(lines[2]).toMatch(/^tool_return_message: list_agent_types success: memgpt_agent: /);
     expect(lines[4]).toMatch(
-      /^tool_return_message: spawn_agent success: qa_assistant \(agent-\d+\) stopped with end_turn:\nParis$/,
+      /^tool_return_message: spawn_agent success: qa_assistant \(agent-child\) stopped with end_turn:\nParis$/,
     );
     expect(lines.at(-1)).toBe("assistant_message: Sub-agent said: Paris");
+    expect(turn.stopReason).toBe("end_turn");
+  });
+
+  it("refuses a spawn where no engine can start sub-agents, as a tool error", async () => {
+    const model = createSimModel({
+      script: [
+        { toolCalls: [{ name: "spawn_agent", args: { agent_type: "qa_assistant", prompt: "x" } }] },
+        { text: "could not" },
+      ],
+    });
+    const kit = await loopKit({ type: "orchestrator", model });
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "go" }, kit.deps);
+    expect(transcript(turn.messages)[2]).toBe(
+      "tool_return_message: spawn_agent error: sub-agents cannot be spawned here",
+    );
   });
 });
 

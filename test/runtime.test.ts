@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/core/manual-clock.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
 import { newSessionState } from "../src/records/session-state.js";
-import { PendingApprovalError } from "../src/runtime/agent-runtime.js";
 import { BusyError } from "../src/runtime/busy-error.js";
+import { PendingApprovalError } from "../src/runtime/outcomes.js";
 import { createInMemoryStore } from "../src/storage/memory/in-memory-store.js";
 import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.js";
 import type { Store } from "../src/storage/store.js";
@@ -36,8 +36,8 @@ describe.each([
     const { runtime, create } = runtimeKit(store);
     const id = await create("letta_v1_agent");
     const sent = Array.from({ length: 12 }, (_, i) => `message ${i}`);
-    const outcomes = await Promise.all(sent.map((content) => runtime.sendMessage(id, { content })));
-    expect(outcomes.every((o) => !o.duplicate && o.result.stopReason === "end_turn")).toBe(true);
+    const outcomes = await Promise.all(sent.map((content) => runtime.send(id, { content })));
+    expect(outcomes.every((o) => !o.duplicate && o.stopReason === "end_turn")).toBe(true);
     expect(await userContents(store, id)).toEqual(sent);
     await runtime.shutdown();
   });
@@ -46,10 +46,10 @@ describe.each([
     const store = await open();
     const { runtime, create } = runtimeKit(store);
     const id = await create("letta_v1_agent");
-    const first = await runtime.sendMessage(id, { content: "hello", otid: "otid-1" });
-    const again = await runtime.sendMessage(id, { content: "hello", otid: "otid-1" });
+    const first = await runtime.send(id, { content: "hello", otid: "otid-1" });
+    const again = await runtime.send(id, { content: "hello", otid: "otid-1" });
     expect(again.duplicate).toBe(true);
-    expect(again.duplicate && again.run.id).toBe(first.duplicate ? "" : first.result.state.run_id);
+    expect(again.runId).toBe(first.runId);
     expect(await userContents(store, id)).toEqual(["hello"]);
     await runtime.shutdown();
   });
@@ -61,9 +61,9 @@ describe.each([
     });
     const { runtime, create } = runtimeKit(store, { model });
     const id = await create("react_agent");
-    const asked = await runtime.sendMessage(id, { content: "run: ls" });
-    expect(!asked.duplicate && asked.result.stopReason).toBe("requires_approval");
-    await expect(runtime.sendMessage(id, { content: "again" })).rejects.toBeInstanceOf(
+    const asked = await runtime.send(id, { content: "run: ls" });
+    expect(!asked.duplicate && asked.stopReason).toBe("requires_approval");
+    await expect(runtime.send(id, { content: "again" })).rejects.toBeInstanceOf(
       PendingApprovalError,
     );
     await runtime.shutdown();
@@ -75,11 +75,11 @@ describe.each([
     const model = createSimModel({ latency: { clock, ms: 1000 } });
     const { runtime, create } = runtimeKit(store, { clock, model });
     const id = await create("letta_v1_agent");
-    const running = runtime.sendMessage(id, { content: "slow" });
+    const running = runtime.send(id, { content: "slow" });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(runtime.cancel(id)).toBe(true);
+    expect(await runtime.cancel(id)).toBe(true);
     const outcome = await running;
-    expect(!outcome.duplicate && outcome.result.stopReason).toBe("cancelled");
+    expect(!outcome.duplicate && outcome.stopReason).toBe("cancelled");
     await runtime.shutdown();
   });
 });
@@ -103,8 +103,9 @@ describe("durability across restarts (SQLite file)", () => {
       model: createSimModel({ script }),
     });
     const id = await first.create("memgpt_agent");
-    const paused = await first.runtime.sendMessage(id, { content: "rest a while" });
-    expect(!paused.duplicate && paused.result.state.phase).toBe("paused");
+    const paused = await first.runtime.send(id, { content: "rest a while" });
+    expect(paused.stopReason).toBe("end_turn");
+    expect((await first.runtime.session(id)).phase).toBe("paused");
     await first.runtime.shutdown();
 
     const store = await openSqliteStore(path);
@@ -141,7 +142,7 @@ describe("durability across restarts (SQLite file)", () => {
     });
     const first = runtimeKit(crashing);
     const id = await first.create("memgpt_agent");
-    await expect(first.runtime.sendMessage(id, { content: "My name is Ada" })).rejects.toThrow(
+    await expect(first.runtime.send(id, { content: "My name is Ada" })).rejects.toThrow(
       "power cut",
     );
     expect((await store.loadSession(id))?.phase).toBe("running");
@@ -171,10 +172,10 @@ describe("an interrupted turn and a new message", () => {
     });
     const first = runtimeKit(crashing);
     const id = await first.create("letta_v1_agent");
-    await expect(first.runtime.sendMessage(id, { content: "first" })).rejects.toThrow("power cut");
+    await expect(first.runtime.send(id, { content: "first" })).rejects.toThrow("power cut");
     const second = runtimeKit(store, { idPrefix: "second" });
-    const outcome = await second.runtime.sendMessage(id, { content: "second" });
-    expect(!outcome.duplicate && outcome.result.stopReason).toBe("end_turn");
+    const outcome = await second.runtime.send(id, { content: "second" });
+    expect(!outcome.duplicate && outcome.stopReason).toBe("end_turn");
     const types = (await store.listMessages(id, { limit: 100, order: "asc" })).map((m) =>
       m.message_type === "user_message" ? `user:${m.content}` : m.message_type,
     );
@@ -200,25 +201,21 @@ describe("session handoff", () => {
     const { runtime, create } = runtimeKit(store, { model });
     const a = await create("letta_v1_agent", "a");
     const b = await create("letta_v1_agent", "b");
-    const record = await store.getAgent(a);
-    if (!record) throw new Error("no agent");
-    await store.updateAgent({
-      ...record,
+    await runtime.updateAgent(a, {
       tool_rules: [{ type: "requires_approval", tool_name: "memory_insert" }],
     });
-    await runtime.refresh(a);
-    const asked = await runtime.sendMessage(a, { content: "note it", otid: "otid-1" });
-    const session = asked.duplicate ? "" : asked.result.state.session_id;
+    await runtime.send(a, { content: "note it", otid: "otid-1" });
+    const session = (await runtime.session(a)).session_id;
 
     await runtime.transferSession(a, session, b);
     const back = await runtime.transferSession(b, session, a);
     const waiting = back.pending.filter((c) => c.status === "awaiting_approval");
-    const done = await runtime.submitApprovals(
+    const done = await runtime.approve(
       a,
       waiting.map((c) => ({ tool_call_id: c.tool_call.tool_call_id, approve: true, reason: null })),
     );
     expect(done.stopReason).toBe("end_turn");
-    const run = done.state.run_id ? await store.getRun(done.state.run_id) : null;
+    const run = done.runId ? await store.getRun(done.runId) : null;
     expect(run).toMatchObject({ agent_id: a, status: "completed" });
     const users = (await store.listMessages(a, { limit: 100, order: "asc" })).filter(
       (m) => m.message_type === "user_message",
@@ -236,14 +233,14 @@ describe("reviewed failure modes", () => {
     const { runtime, create } = runtimeKit(store);
     const a = await create("letta_v1_agent", "a");
     const b = await create("letta_v1_agent", "b");
-    const first = await runtime.sendMessage(a, { content: "hello" });
-    const session = first.duplicate ? "" : first.result.state.session_id;
+    await runtime.send(a, { content: "hello" });
+    const session = (await runtime.session(a)).session_id;
     const handover = runtime.transferSession(a, session, b);
-    const meanwhile = runtime.sendMessage(a, { content: "during the handover" });
+    const meanwhile = runtime.send(a, { content: "during the handover" });
     await handover;
     await expect(meanwhile).rejects.toBeInstanceOf(BusyError);
-    const after = await runtime.sendMessage(a, { content: "after the handover" });
-    expect(!after.duplicate && after.result.stopReason).toBe("end_turn");
+    const after = await runtime.send(a, { content: "after the handover" });
+    expect(!after.duplicate && after.stopReason).toBe("end_turn");
     await runtime.shutdown();
   });
 

@@ -3,6 +3,7 @@ import type { StopReason } from "../records/messages.js";
 import type { PendingCall, SessionState } from "../records/session-state.js";
 import type { LoopConfig } from "./loop-config.js";
 import { needsApprovalByRule } from "./tool-rules.js";
+import { verifierAtWork, wantsVerification } from "./verify.js";
 
 /** The next thing a running turn does. Deciding it is pure; doing it is the runner's job. */
 export type Step =
@@ -10,19 +11,32 @@ export type Step =
   | { kind: "run_tool"; index: number }
   | { kind: "reject_tool"; index: number; reason: string }
   | { kind: "request_approval"; index: number }
+  /** Start a sub-agent for call `index`; the call then waits for it (`awaiting_child`). */
+  | { kind: "spawn_child"; index: number }
+  /** Every open call waits for a sub-agent: the turn sleeps until their runs end. */
+  | { kind: "await_children" }
+  /** The answer goes to a verifier sub-agent before it is final (the verifier gate). */
+  | { kind: "verify" }
   | { kind: "finish"; stopReason: StopReason };
+
+/** The tool whose calls start sub-agents instead of running in the loop. */
+export const SPAWN_TOOL = "spawn_agent";
 
 /** Decides the next step of a running turn from its checkpoint alone. */
 export function nextStep(state: SessionState, config: LoopConfig): Step {
   assert(state.phase === "running", `nextStep on a session in phase '${state.phase}'`);
-  if (state.stop_reason !== null) return { kind: "finish", stopReason: state.stop_reason };
+  if (verifierAtWork(state) !== null) return { kind: "await_children" };
+  if (state.stop_reason !== null) return finishOrVerify(state.stop_reason, state, config);
 
-  const index = state.pending.findIndex((call) => call.status !== "done");
+  const index = state.pending.findIndex(
+    (call) => call.status !== "done" && call.status !== "awaiting_child",
+  );
   const call = state.pending[index];
   if (call) return stepForCall(call, index, state, config);
+  if (state.pending.some((c) => c.status === "awaiting_child")) return { kind: "await_children" };
 
   if (state.after_tools !== null && state.after_tools !== "continue") {
-    return { kind: "finish", stopReason: state.after_tools };
+    return finishOrVerify(state.after_tools, state, config);
   }
   if (state.iteration >= config.capabilities.limits.max_iterations) {
     if (config.finalAnswerAtLimit && !state.forced_final)
@@ -42,7 +56,7 @@ function stepForCall(
     case "denied":
       return { kind: "reject_tool", index, reason: call.denial_reason ?? "the call was denied" };
     case "approved":
-      return { kind: "run_tool", index };
+      return runStep(call, index);
     case "pending": {
       const limit = config.capabilities.limits.max_tool_calls_per_turn;
       if (state.tool_calls >= limit) {
@@ -54,13 +68,26 @@ function stepForCall(
       }
       return needsApproval(call.tool_call.name, state, config)
         ? { kind: "request_approval", index }
-        : { kind: "run_tool", index };
+        : runStep(call, index);
     }
     case "awaiting_approval":
     case "awaiting_child":
     case "done":
       assert(false, `a running turn has a call in status '${call.status}'`);
   }
+}
+
+/** An answer that ends the turn passes the verifier gate first, if the type has one. */
+function finishOrVerify(stopReason: StopReason, state: SessionState, config: LoopConfig): Step {
+  return stopReason === "end_turn" && wantsVerification(state, config)
+    ? { kind: "verify" }
+    : { kind: "finish", stopReason };
+}
+
+function runStep(call: PendingCall, index: number): Step {
+  return call.tool_call.name === SPAWN_TOOL
+    ? { kind: "spawn_child", index }
+    : { kind: "run_tool", index };
 }
 
 /** Whether a call of `tool` must wait for a human: by tool rule, or by its grant's policy. */

@@ -24,20 +24,35 @@ export async function executeTool(
   tools: ReadonlyMap<string, ToolImplementation>,
   context: Omit<ToolContext, "signal">,
 ): Promise<ExecutedTool> {
-  const refuse = (output: string): ExecutedTool => ({ result: failure(output), executed: false });
-  const { name } = call.tool_call;
-  const allowed = checkToolCall(caps, name);
-  if (!allowed.allowed) return refuse(allowed.reason);
-  if (!state.offered.includes(name))
-    return refuse(`tool '${name}' may not be called now (tool rules)`);
-  const tool = tools.get(name);
-  if (!tool) return refuse(`tool '${name}' is not available on this server`);
-  const args = parseArguments(call.tool_call.arguments, tool, caps.intent_required);
-  if (!args.ok) return refuse(args.error);
-  return { result: await runWithTimeout(tool, args.value, context), executed: true };
+  const checked = checkCall(call, state, caps, tools);
+  if (!checked.ok) return { result: failure(checked.error), executed: false };
+  return { result: await runWithTimeout(checked.tool, checked.args, context), executed: true };
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** A call that may run, with its parsed arguments; or why it may not. */
+export type CheckedCall =
+  | { ok: true; tool: ToolImplementation; args: unknown }
+  | { ok: false; error: string };
+
+/** The checks every call passes before it runs: allowed, offered now, known, arguments valid. */
+export function checkCall(
+  call: PendingCall,
+  state: SessionState,
+  caps: EffectiveCapabilities,
+  tools: ReadonlyMap<string, ToolImplementation>,
+): CheckedCall {
+  const { name } = call.tool_call;
+  const allowed = checkToolCall(caps, name);
+  if (!allowed.allowed) return { ok: false, error: allowed.reason };
+  if (!state.offered.includes(name))
+    return { ok: false, error: `tool '${name}' may not be called now (tool rules)` };
+  const tool = tools.get(name);
+  if (!tool) return { ok: false, error: `tool '${name}' is not available on this server` };
+  const args = parseArguments(call.tool_call.arguments, tool, caps.intent_required);
+  return args.ok ? { ok: true, tool, args: args.value } : { ok: false, error: args.error };
+}
 
 function parseArguments(text: string, tool: ToolImplementation, intentRequired: boolean): Parsed {
   let raw: unknown;

@@ -9,6 +9,8 @@ export interface LoopConfig {
   readonly finalAnswerAtLimit: boolean;
   /** How long a pending approval waits before it counts as denied. */
   readonly approvalTimeoutMs: number;
+  /** The verifier gate: a sub-agent of type `with` checks the final answer, up to `maxRounds` times. */
+  readonly verify: { readonly with: string; readonly maxRounds: number } | null;
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;

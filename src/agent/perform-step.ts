@@ -1,16 +1,18 @@
-import { AssertionError } from "../core/errors.js";
+import { AssertionError, assert } from "../core/errors.js";
 import type { ModelDelta, ModelResponse } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
 import type { SessionState } from "../records/session-state.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import { type Applied, applyModelResponse, applyToolResult, closePending } from "./apply.js";
 import { applyApprovalRequest } from "./approvals.js";
+import { applySpawned } from "./children.js";
 import type { Step } from "./decide.js";
-import { executeTool } from "./execute-tool.js";
+import { checkCall, executeTool } from "./execute-tool.js";
 import { type MessageStamp, stepMessageId } from "./message-factory.js";
 import { buildRequest } from "./prompt.js";
 import type { TurnContext } from "./run-turn.js";
 import { allowedByRules, mustCallTool } from "./tool-rules.js";
+import { applyVerifierStarted, applyVerifierUnavailable, verifierTask } from "./verify.js";
 
 export const DEFAULT_HISTORY_LIMIT = 200;
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -19,7 +21,7 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 export async function performStep(
   ctx: TurnContext,
   state: SessionState,
-  step: Exclude<Step, { kind: "finish" }>,
+  step: Exclude<Step, { kind: "finish" } | { kind: "await_children" }>,
 ): Promise<Applied> {
   const { config } = ctx.agent;
   const stamp: MessageStamp = {
@@ -41,6 +43,10 @@ export async function performStep(
         config,
         false,
       );
+    case "spawn_child":
+      return spawnChild(ctx, state, step.index, stamp);
+    case "verify":
+      return startVerifier(ctx, state);
     case "run_tool": {
       const call = state.pending[step.index];
       if (!call) throw new Error(`no tool call ${step.index}`);
@@ -60,6 +66,50 @@ export async function performStep(
       return applyToolResult(state, step.index, result, stamp, config, executed);
     }
   }
+}
+
+/** Starts a sub-agent for a spawn call, which then waits for it; a refusal is a tool error. */
+async function spawnChild(
+  ctx: TurnContext,
+  state: SessionState,
+  index: number,
+  stamp: MessageStamp,
+): Promise<Applied> {
+  const { config } = ctx.agent;
+  const call = state.pending[index];
+  assert(call !== undefined && state.run_id !== null, `no spawn call ${index} in a run`);
+  const refuse = (error: string) =>
+    applyToolResult(state, index, { status: "error", output: error }, stamp, config, false);
+  const checked = checkCall(call, state, config.capabilities, ctx.deps.tools);
+  if (!checked.ok) return refuse(checked.error);
+  if (!ctx.deps.children) return refuse("sub-agents cannot be spawned here");
+  const args = checked.args as { agent_type: string; prompt: string };
+  const spawned = await ctx.deps.children.spawn({
+    runId: state.run_id,
+    toolCallId: call.tool_call.tool_call_id,
+    agentType: args.agent_type,
+    prompt: args.prompt,
+  });
+  return spawned.ok ? applySpawned(state, index, spawned.childId) : refuse(spawned.error);
+}
+
+/** Gives the run's answer to a verifier sub-agent; the turn then waits for its verdict. */
+async function startVerifier(ctx: TurnContext, state: SessionState): Promise<Applied> {
+  const gate = ctx.agent.config.verify;
+  assert(gate !== null && state.run_id !== null, "a verifier step without a gate or a run");
+  if (!ctx.deps.children) return applyVerifierUnavailable(state, "sub-agents cannot run here");
+  const ofRun = (await recentHistory(ctx)).filter((m) => m.run_id === state.run_id);
+  const task = verifierTask(ofRun);
+  const round = (state.verification?.rounds ?? 0) + 1;
+  const spawned = await ctx.deps.children.spawn({
+    runId: state.run_id,
+    toolCallId: `verify-${round}`,
+    agentType: gate.with,
+    prompt: task,
+  });
+  return spawned.ok
+    ? applyVerifierStarted(state, spawned.childId, task)
+    : applyVerifierUnavailable(state, spawned.error);
 }
 
 /** The declarations of the tools this model call may offer: capabilities, then tool rules. */

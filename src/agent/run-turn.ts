@@ -6,15 +6,17 @@ import type { RunRecord } from "../records/agent-record.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
 import type { TurnStore } from "../storage/turn-store.js";
-import type { ToolImplementation, Workspace } from "../tools/tool.js";
-import { type Applied, closePending } from "./apply.js";
+import type { ToolImplementation, ToolResult, Workspace } from "../tools/tool.js";
+import { type Applied, applyToolResult, closePending } from "./apply.js";
 import { applyApprovalDecisions, expireApprovals } from "./approvals.js";
+import type { ChildSpawner } from "./children.js";
 import { nextStep } from "./decide.js";
 import type { LoopEvent } from "./events.js";
 import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
 import { performStep } from "./perform-step.js";
+import { applyVerdict, VERDICT, verifierAtWork } from "./verify.js";
 
 /** The agent as one turn needs it. */
 export interface TurnAgent {
@@ -39,6 +41,8 @@ export interface LoopDeps {
   /** The agent's newest messages in memory; without it, history is read from the store. */
   readonly history?: HistoryWindow;
   readonly maxOutputTokens?: number;
+  /** Starts sub-agents; without it, spawn calls are refused. */
+  readonly children?: ChildSpawner;
 }
 
 export interface TurnResult {
@@ -63,11 +67,11 @@ export interface TurnContext {
 export async function sendUserMessage(
   agent: TurnAgent,
   state: SessionState,
-  input: { content: string; otid?: string | null },
+  input: { content: string; otid?: string | null; runId?: string },
   deps: LoopDeps,
 ): Promise<TurnResult> {
   const body = { message_type: "user_message" as const, content: input.content };
-  return startTurn(agent, state, body, input.otid ?? null, deps);
+  return startTurn(agent, state, body, input.otid ?? null, deps, input.runId);
 }
 
 /** Applies a human's approval decisions to a waiting session and runs the turn on. */
@@ -105,6 +109,53 @@ export async function resumeSession(
   return runUntilStop(ctx, state);
 }
 
+/**
+ * Records what sub-agents answered to the calls that waited for them. Once no call waits any
+ * more, the turn runs on; until then it keeps sleeping in `awaiting_children`.
+ */
+export async function deliverChildResults(
+  agent: TurnAgent,
+  state: SessionState,
+  results: readonly { index: number; result: ToolResult }[],
+  deps: LoopDeps,
+): Promise<TurnResult> {
+  const ctx = await openTurn(agent, deps);
+  const stamp = { runId: state.run_id, stepId: state.step_id, nowMs: deps.clock.now() };
+  let applied: Applied = { state, messages: [] };
+  for (const { index, result } of results) {
+    const open = index === VERDICT || applied.state.pending[index]?.status === "awaiting_child";
+    if (!open) continue;
+    const next =
+      index === VERDICT
+        ? applyVerdict(applied.state, result, stamp, agent.config)
+        : applyToolResult(applied.state, index, result, stamp, agent.config, true);
+    applied = { state: next.state, messages: [...applied.messages, ...next.messages] };
+  }
+  const waiting =
+    applied.state.pending.some((call) => call.status === "awaiting_child") ||
+    verifierAtWork(applied.state) !== null;
+  const phase = waiting ? "awaiting_children" : "running";
+  const next = await commit(ctx, { ...applied, state: { ...applied.state, phase } });
+  return waiting ? result(ctx, next) : runUntilStop(ctx, next);
+}
+
+/** Ends a sleeping turn (waiting for children or an approval) as cancelled. */
+export async function cancelTurn(
+  agent: TurnAgent,
+  state: SessionState,
+  deps: LoopDeps,
+): Promise<TurnResult> {
+  const ctx = await openTurn(agent, deps);
+  if (state.phase === "idle" || state.phase === "paused") return result(ctx, state);
+  const stamp = { runId: state.run_id, stepId: state.step_id, nowMs: deps.clock.now() };
+  const closed = closePending(
+    { state: { ...state, phase: "running" }, messages: [] },
+    "cancelled",
+    stamp,
+  );
+  return finish(ctx, closed, "cancelled");
+}
+
 /** Wakes a paused memgpt-style agent: a heartbeat starts a new turn. */
 export async function wakeFromPause(
   agent: TurnAgent,
@@ -125,9 +176,10 @@ async function startTurn(
   body: { message_type: "user_message" | "system_message"; content: string },
   otid: string | null,
   deps: LoopDeps,
+  chosenRunId?: string,
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
-  const runId = deps.ids.next("run");
+  const runId = chosenRunId ?? deps.ids.next("run");
   const started = beginTurnState(state, runId);
   const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
   const first = stampMessage(stamp, deps.ids.next("message"), body, otid);
@@ -162,6 +214,13 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
     }
     const step = nextStep(state, ctx.agent.config);
     if (step.kind === "finish") return finish(ctx, { state, messages: [] }, step.stopReason);
+    if (step.kind === "await_children") {
+      // The turn sleeps; the engine wakes it with the children's answers (deliverChildResults).
+      return result(
+        ctx,
+        await commit(ctx, { state: { ...state, phase: "awaiting_children" }, messages: [] }),
+      );
+    }
     const applied = await performStep(ctx, state, step);
     // A step that ends the turn is committed together with the turn's end: one write, not two.
     const after = nextStep(applied.state, ctx.agent.config);
@@ -173,19 +232,23 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
 
 /** Commits a step with the memory it changed (and the run, if it changed), then reports it. */
 async function commit(ctx: TurnContext, applied: Applied, run?: RunRecord): Promise<SessionState> {
+  // Each message gets its place in the run, so a client can re-attach after the last it saw.
+  const seq = applied.state.run_seq;
+  const messages = applied.messages.map((message, i) => ({ ...message, seq_id: seq + i + 1 }));
+  const state = { ...applied.state, run_seq: seq + messages.length };
   await ctx.deps.store.commit({
     agentId: ctx.agent.id,
-    state: applied.state,
-    messages: applied.messages,
+    state,
+    messages,
     memory: ctx.memory.drain(),
     ...(run ? { run } : {}),
   });
-  ctx.deps.history?.append(applied.messages);
-  for (const message of applied.messages) {
+  ctx.deps.history?.append(messages);
+  for (const message of messages) {
     ctx.produced.push(message);
     ctx.deps.onEvent?.({ type: "message", message });
   }
-  return applied.state;
+  return state;
 }
 
 async function finish(
@@ -205,7 +268,7 @@ async function finish(
   const ended = await commit(
     ctx,
     { state: { ...state, phase, stop_reason: stopReason }, messages: last.messages },
-    run ? endRun(run, stopReason, ctx.deps.clock.now()) : undefined,
+    run ? endRun(run, stopReason, ctx.deps.clock.now(), state) : undefined,
   );
   ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });
   ctx.deps.onEvent?.({ type: "usage", usage: ended.usage });
@@ -234,11 +297,19 @@ const FAILED: ReadonlySet<StopReason> = new Set([
 ]);
 
 /** A run waiting for approval is still running: the approval continues it. */
-function endRun(run: RunRecord, stopReason: StopReason, nowMs: number): RunRecord {
-  if (stopReason === "requires_approval") return { ...run, stop_reason: stopReason };
+function endRun(
+  run: RunRecord,
+  stopReason: StopReason,
+  nowMs: number,
+  state: SessionState,
+): RunRecord {
+  const { usage, verification: v } = state;
+  if (stopReason === "requires_approval") return { ...run, stop_reason: stopReason, usage };
   const status =
     stopReason === "cancelled" ? "cancelled" : FAILED.has(stopReason) ? "failed" : "completed";
-  return { ...run, status, stop_reason: stopReason, completed_at_ms: nowMs };
+  const verification =
+    v && v.passed !== null ? { passed: v.passed, rounds: v.rounds, findings: v.findings } : null;
+  return { ...run, status, stop_reason: stopReason, completed_at_ms: nowMs, usage, verification };
 }
 
 function result(ctx: TurnContext, state: SessionState): TurnResult {

@@ -24,6 +24,9 @@ export function createTurnAgent(options: {
       rules: options.rules ?? [],
       finalAnswerAtLimit: options.type.final_answer_at_limit,
       approvalTimeoutMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      verify: options.type.verify
+        ? { with: options.type.verify.with, maxRounds: options.type.verify.max_rounds }
+        : null,
     },
   };
 }

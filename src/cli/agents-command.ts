@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { z } from "zod";
+import { registerTreeCommand } from "./agents-tree.js";
 import {
   CliError,
   type ClientOptions,
@@ -80,6 +81,7 @@ export function registerAgentsCommands(program: Command): void {
         console.log(formatAgent(parseAgent(raw)));
       }),
     );
+  registerTreeCommand(agents);
   withServerOptions(agents.command("delete").description("delete an agent and all it has"))
     .argument("<agent>", "the agent's id or name")
     .action((idOrName: string, options: ClientOptions) =>

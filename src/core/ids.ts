@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 
 /** Makes ids like Letta's (`message-…`, `agent-…`). Injected so simulations get stable ids. */
 export interface IdSource {
@@ -17,4 +17,13 @@ export function sequentialIds(): IdSource {
       return `${prefix}-${String(n).padStart(8, "0")}`;
     },
   };
+}
+
+/**
+ * An id that is a function of `parts`: the same parts always give the same id, so an effect
+ * keyed by it (a sub-agent for one spawn call) is made once however often a step is retried.
+ */
+export function derivedId(prefix: string, ...parts: string[]): string {
+  const hex = createHash("sha256").update(parts.join("\u0000")).digest("hex");
+  return `${prefix}-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }

@@ -40,6 +40,8 @@ export const Verification = z.object({
   rounds: z.int().min(0),
   /** The verifier of the round in progress, or null between rounds. */
   verifier_agent_id: z.string().nullable(),
+  /** What that verifier was asked (kept so a restart can give it the same task). */
+  verifier_task: z.string().nullable(),
   passed: z.boolean().nullable(),
   /** What each failed round found, in order. */
   findings: z.array(z.string()),

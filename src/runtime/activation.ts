@@ -1,11 +1,11 @@
 import { HistoryWindow } from "../agent/history-window.js";
 import { DEFAULT_HISTORY_LIMIT } from "../agent/perform-step.js";
-import type { LoopDeps, TurnAgent } from "../agent/run-turn.js";
+import type { TurnAgent } from "../agent/run-turn.js";
 import { spawnTools } from "../agent/spawn-tools.js";
 import { createTurnAgent } from "../agent/turn-agent.js";
 import type { HoldfastConfig } from "../config/config-file.js";
 import type { Clock } from "../core/clock.js";
-import { assert, NotFoundError, ValidationError } from "../core/errors.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { IdSource } from "../core/ids.js";
 import type { ModelAdapter } from "../llm/model.js";
@@ -15,11 +15,12 @@ import type { Store } from "../storage/store.js";
 import type { ToolImplementation, Workspace } from "../tools/tool.js";
 import type { AgentType } from "../types/agent-type.js";
 import { AgentOverrides } from "../types/overrides.js";
-import { newAgent } from "./new-agent.js";
 
 /** An agent in memory: what its turns need, loaded once per activation. */
 export interface Activation {
   record: AgentRecord;
+  type: AgentType;
+  overrides: AgentOverrides;
   agent: TurnAgent;
   model: ModelAdapter;
   tools: ReadonlyMap<string, ToolImplementation>;
@@ -28,8 +29,6 @@ export interface Activation {
   state: SessionState;
   /** Aborts the run in progress (cancel). */
   controller: AbortController | null;
-  /** What the run in progress does I/O through; spawned sub-agents share it. */
-  runDeps: LoopDeps | null;
   /** The newest messages, kept in memory between turns. */
   history: HistoryWindow;
   /**
@@ -52,7 +51,10 @@ export interface ActivationSources {
   workspaceFor(record: AgentRecord, readOnly: boolean): Workspace;
 }
 
-type AgentParts = Pick<Activation, "record" | "agent" | "model" | "workspace">;
+type AgentParts = Pick<
+  Activation,
+  "record" | "type" | "overrides" | "agent" | "model" | "workspace" | "tools"
+>;
 
 /** The agent's record, its type resolved with its overrides, its model and workspace. */
 async function loadParts(agentId: string, sources: ActivationSources): Promise<AgentParts> {
@@ -75,41 +77,19 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
   const caps = agent.config.capabilities;
   return {
     record,
+    type,
+    overrides: parsed.data,
     agent,
+    tools: toolsFor(sources),
     model: sources.modelFor(caps.model ?? sources.defaultModel),
     workspace: sources.workspaceFor(record, caps.isolation.read_only),
   };
 }
 
-/** The server's tools plus spawn tools bound to this activation's runs. */
-function toolsFor(
-  activation: Activation,
-  sources: ActivationSources,
-): Map<string, ToolImplementation> {
-  const { registry, catalogue } = sources.config;
+/** The server's tools plus the spawn tools, which need the type registry. */
+function toolsFor(sources: ActivationSources): Map<string, ToolImplementation> {
   const tools = new Map(sources.tools);
-  const maxDepth = activation.agent.config.capabilities.limits.max_spawn_depth;
-  const parentDeps = () => {
-    assert(activation.runDeps !== null, "spawn_agent outside a run");
-    return activation.runDeps;
-  };
-  const createChild = async (type: AgentType) => {
-    const parent = activation.record;
-    const spec = {
-      name: `${parent.name}-${type.name}`,
-      projectId: parent.project_id,
-      type,
-      tags: ["spawned"],
-      metadata: { parent_agent_id: parent.id },
-    };
-    const created = newAgent(spec, sources.ids, sources.clock.now());
-    await sources.store.createAgent(created);
-    return created.agent.id;
-  };
-  const spawn = { registry, catalogue, depth: 0, maxDepth, createChild };
-  for (const tool of spawnTools(spawn, parentDeps)) {
-    tools.set(tool.declaration.name, tool);
-  }
+  for (const tool of spawnTools(sources.config.registry)) tools.set(tool.declaration.name, tool);
   return tools;
 }
 
@@ -121,18 +101,14 @@ export async function loadActivation(
   const parts = await loadParts(agentId, sources);
   const state =
     (await sources.store.loadSession(agentId)) ?? newSessionState(sources.ids.next("session"));
-  const activation: Activation = {
+  return {
     ...parts,
-    tools: new Map(),
     state,
     controller: null,
-    runDeps: null,
     history: await loadHistory(sources.store, agentId),
     stale: false,
     handingOver: false,
   };
-  activation.tools = toolsFor(activation, sources);
-  return activation;
 }
 
 /** Reloads an activation's parts after its record changed; its session and history stay. */
@@ -141,7 +117,6 @@ export async function reloadActivation(
   sources: ActivationSources,
 ): Promise<void> {
   Object.assign(activation, await loadParts(activation.record.id, sources));
-  activation.tools = toolsFor(activation, sources);
 }
 
 /** The activation's window of newest messages, read from the store. */

@@ -8,6 +8,7 @@ import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { AgentService } from "../service/agent-service.js";
 import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
+import type { RunService } from "../service/run-service.js";
 import type { SessionService } from "../service/session-service.js";
 import type { ToolService } from "../service/tool-service.js";
 import { type AppEnv, authenticate } from "./auth.js";
@@ -18,6 +19,7 @@ import { agentRoutes } from "./routes/agents.js";
 import { healthRoutes } from "./routes/health.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
+import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { toolRoutes } from "./routes/tools.js";
 
@@ -29,6 +31,8 @@ export interface Services {
   tools: ToolService;
   /** Holdfast's own session routes (resume, inspect, transfer). */
   sessions?: SessionService;
+  /** Runs: status, messages, re-attaching to a stream. */
+  runs?: RunService;
 }
 
 export interface AppOptions {
@@ -107,6 +111,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     memoryRoutes(app, options.services.memory);
     toolRoutes(app, options.services.tools);
     if (options.services.sessions) sessionRoutes(app, options.services.sessions);
+    if (options.services.runs) runRoutes(app, options.services.runs);
   }
 
   app.doc31("/openapi.json", {

@@ -7,11 +7,12 @@ import { createModel } from "../llm/create-model.js";
 import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { checkProviderReady } from "../llm/provider-settings.js";
-import { AgentRuntime } from "../runtime/agent-runtime.js";
+import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentService } from "../service/agent-service.js";
 import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
+import { RunService } from "../service/run-service.js";
 import { SessionService } from "../service/session-service.js";
 import { ToolService } from "../service/tool-service.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
@@ -35,7 +36,7 @@ export interface Assembled {
   /** Interrupted sessions that could not resume at start-up (they retry on next use). */
   failedToResume: { agentId: string; error: unknown }[];
   services: Services;
-  runtime: AgentRuntime;
+  engine: EmbeddedEngine;
   store: Store;
   /** Drains the runtime and closes the store. */
   close(): Promise<void>;
@@ -68,7 +69,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     }
     return checkProviderReady(handle, config.providers, env);
   };
-  const runtime = new AgentRuntime({
+  const engine = new EmbeddedEngine({
     store,
     config,
     ids: randomIds,
@@ -86,7 +87,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   });
   const ctx: ServiceContext = {
     store,
-    runtime,
+    engine,
     config,
     ids: randomIds,
     clock: systemClock,
@@ -94,7 +95,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     modelFor,
     checkModel,
   };
-  const failedToResume = await runtime.start();
+  const failedToResume = await engine.start();
   return {
     failedToResume,
     services: {
@@ -103,11 +104,12 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
       memory: new MemoryService(ctx),
       tools: new ToolService(ctx),
       sessions: new SessionService(ctx),
+      runs: new RunService(ctx),
     },
-    runtime,
+    engine,
     store,
     close: async () => {
-      await runtime.shutdown();
+      await engine.shutdown();
       await store.close();
     },
   };

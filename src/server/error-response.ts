@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HoldfastError, NotFoundError, RetryableError, ValidationError } from "../core/errors.js";
-import { PendingApprovalError } from "../runtime/agent-runtime.js";
+import { PendingApprovalError } from "../runtime/outcomes.js";
 
 /** The JSON body of every error answer: Letta's `detail` plus a code and, for bad input, fields. */
 export interface ErrorBody {

@@ -24,12 +24,12 @@ export class FrameMapper {
     private readonly only: readonly string[] | null = null,
   ) {}
 
-  frames(event: LoopEvent): Frame[] {
+  frames(event: LoopEvent & { from?: string }): Frame[] {
     switch (event.type) {
       case "delta":
         return this.#delta(event);
       case "message":
-        return this.#message(event.message);
+        return this.#message(event.message, event.from);
       case "stop":
         return [this.#json({ message_type: "stop_reason", stop_reason: event.stop_reason })];
       case "usage": {
@@ -58,11 +58,12 @@ export class FrameMapper {
     return [this.#json(body)];
   }
 
-  #message(message: AgentMessage): Frame[] {
+  /** A message; one relayed from a sub-agent (an approval it waits for) names that agent. */
+  #message(message: AgentMessage, from?: string): Frame[] {
     if (message.message_type === "user_message" || this.#streamedIds.has(message.id)) return [];
     return lettaMessages([message])
       .filter((shown) => !this.only || this.only.includes(shown.message_type))
-      .map((shown) => this.#json(shown));
+      .map((shown) => this.#json(from ? { ...shown, agent_id: from } : shown));
   }
 
   #json(value: unknown): Frame {

@@ -4,8 +4,9 @@ import { NotFoundError, ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { IdSource } from "../core/ids.js";
 import type { ModelAdapter } from "../llm/model.js";
+import { type AgentChange, StaleChangeError } from "../records/agent-change.js";
 import type { AgentRecord } from "../records/agent-record.js";
-import type { AgentRuntime } from "../runtime/agent-runtime.js";
+import type { Engine } from "../runtime/engine.js";
 import type { Store } from "../storage/store.js";
 import type { AgentType } from "../types/agent-type.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
@@ -15,7 +16,7 @@ import { agentStateView } from "./letta-views.js";
 /** What every service operation works with. */
 export interface ServiceContext {
   readonly store: Store;
-  readonly runtime: AgentRuntime;
+  readonly engine: Engine;
   readonly config: HoldfastConfig;
   readonly ids: IdSource;
   readonly clock: Clock;
@@ -67,4 +68,28 @@ export async function agentState(ctx: ServiceContext, agent: ResolvedAgent) {
     blocks: await ctx.store.loadBlocks(agent.record.id),
     tools,
   });
+}
+
+/**
+ * Changes an agent's record from what it is now: reads it, computes the change, and has the
+ * engine apply it only if nobody changed the record meanwhile; else reads again and retries,
+ * so two changes at once never lose each other.
+ */
+export async function changeAgent<T extends Omit<AgentChange, "expectUpdatedAtMs">>(
+  ctx: ServiceContext,
+  projectId: string,
+  agentId: string,
+  compute: (agent: ResolvedAgent) => T,
+): Promise<{ agent: ResolvedAgent; change: T; record: AgentRecord }> {
+  for (let attempt = 1; ; attempt++) {
+    const agent = await requireAgent(ctx, projectId, agentId);
+    const change = compute(agent);
+    try {
+      const expectUpdatedAtMs = agent.record.updated_at_ms;
+      const record = await ctx.engine.updateAgent(agentId, { ...change, expectUpdatedAtMs });
+      return { agent, change, record };
+    } catch (error) {
+      if (!(error instanceof StaleChangeError) || attempt >= 10) throw error;
+    }
+  }
 }

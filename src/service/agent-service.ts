@@ -1,5 +1,6 @@
 import { ValidationError } from "../core/errors.js";
-import { agentState, requireAgent, type ServiceContext } from "./agent-access.js";
+import { agentState, changeAgent, requireAgent, type ServiceContext } from "./agent-access.js";
+import { type ChildNode, childTree } from "./agent-tree.js";
 import { agentFromRequest } from "./create-agent.js";
 import type { AgentStateView } from "./letta-views.js";
 import type { CreateAgentRequest, ListQuery, UpdateAgentRequest } from "./requests.js";
@@ -54,31 +55,31 @@ export class AgentService {
       if (problem)
         throw new ValidationError("invalid agent", [{ path: "model", message: problem }]);
     }
-    // Read and write in the agent's mailbox, so two updates never lose each other's change.
-    await this.ctx.runtime.exclusive(agentId, async () => {
-      const agent = await requireAgent(this.ctx, projectId, agentId);
+    await changeAgent(this.ctx, projectId, agentId, (agent) => {
       const overrides = { ...agent.overrides };
       if (body.model) overrides.model = body.model;
       if (body.system) overrides.system_prompt = body.system;
       const metadata = { ...agent.record.metadata, ...(body.metadata ?? {}) };
       if (body.description !== undefined) metadata.description = body.description;
-      await this.ctx.store.updateAgent({
-        ...agent.record,
+      return {
         name: body.name ?? agent.record.name,
         overrides,
         tool_rules: body.tool_rules ?? agent.record.tool_rules,
         tags: body.tags ?? agent.record.tags,
         metadata,
-        updated_at_ms: this.ctx.clock.now(),
-      });
+      };
     });
-    await this.ctx.runtime.refresh(agentId);
     return this.get(projectId, agentId);
+  }
+
+  /** The sub-agents the agent spawned, as a tree with each one's status. */
+  children(projectId: string, agentId: string): Promise<ChildNode[]> {
+    return childTree(this.ctx, projectId, agentId);
   }
 
   async delete(projectId: string, agentId: string): Promise<void> {
     await requireAgent(this.ctx, projectId, agentId);
-    await this.ctx.runtime.forget(agentId);
+    await this.ctx.engine.forget(agentId);
     await this.ctx.store.deleteAgent(agentId);
   }
 }

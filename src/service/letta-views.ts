@@ -107,8 +107,8 @@ export function lettaMessages(messages: readonly AgentMessage[]): AgentMessage[]
 }
 
 function baseOf(message: AgentMessage) {
-  const { id, date, run_id, step_id, otid } = message;
-  return { id, date, run_id, step_id, otid };
+  const { id, date, run_id, step_id, otid, seq_id } = message;
+  return { id, date, run_id, step_id, otid, ...(seq_id === undefined ? {} : { seq_id }) };
 }
 
 function replyText(args: string): string {

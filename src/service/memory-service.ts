@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
-import { checkBlockValue } from "../memory/core-block.js";
+import { NotFoundError } from "../core/errors.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import { agentState, requireAgent, type ServiceContext } from "./agent-access.js";
 import { pageOf } from "./agent-service.js";
@@ -104,9 +103,8 @@ export class MemoryService {
   }
 
   /**
-   * Edits a block within its (new) limit. Read-only blocks may be edited here: `read_only`
-   * stops the agent's own memory tools, not its owner, as in Letta. The next turn loads blocks
-   * from the store, so an active agent needs no refresh.
+   * Edits a block within its (new) limit, between the agent's turns (a turn in progress commits
+   * whole blocks and would undo the edit).
    */
   async updateBlock(
     projectId: string,
@@ -115,30 +113,9 @@ export class MemoryService {
     body: BlockPatch,
   ): Promise<BlockView> {
     await requireAgent(this.ctx, projectId, agentId);
-    // Between turns only: a turn in progress commits whole blocks and would undo the edit.
-    return this.ctx.runtime.exclusive(agentId, () => this.#updateBlock(agentId, label, body));
-  }
-
-  async #updateBlock(agentId: string, label: string, body: BlockPatch): Promise<BlockView> {
-    const block = await this.#block(agentId, label);
-    const limit = body.limit ?? block.limit;
-    const value = body.value ?? block.value;
-    if (body.value != null) {
-      const check = checkBlockValue({ ...block, limit, read_only: false }, value);
-      if (!check.ok)
-        throw new ValidationError("invalid block", [{ path: "value", message: check.error }]);
-    } else if (value.length > limit) {
-      const message = `block '${label}' holds ${value.length} characters; a limit of ${limit} is below that`;
-      throw new ValidationError("invalid block", [{ path: "limit", message }]);
-    }
-    const updated: CoreBlock = {
-      ...block,
-      value,
-      limit,
-      description: body.description === undefined ? block.description : (body.description ?? ""),
-      read_only: body.read_only ?? block.read_only,
-    };
-    await this.ctx.store.putBlock(agentId, updated);
+    const blocks = await this.ctx.engine.editBlocks(agentId, { kind: "update", label, ...body });
+    const updated = blocks.find((block) => block.label === label);
+    if (!updated) throw new NotFoundError("block", label);
     return blockView(updated);
   }
 
@@ -150,27 +127,15 @@ export class MemoryService {
     const agent = await requireAgent(this.ctx, projectId, agentId);
     const source = await this.#projectBlock(projectId, blockId);
     if (!source) throw new NotFoundError("block", blockId);
-    await this.ctx.runtime.exclusive(agentId, async () => {
-      const blocks = await this.ctx.store.loadBlocks(agentId);
-      if (blocks.some((block) => block.label === source.label)) {
-        throw new ConflictError(
-          `agent '${agentId}' already has a block labelled '${source.label}'; detach it first`,
-        );
-      }
-      await this.ctx.store.putBlock(agentId, { ...source, id: this.ctx.ids.next("block") });
-    });
+    const block = { ...source, id: this.ctx.ids.next("block") };
+    await this.ctx.engine.editBlocks(agentId, { kind: "attach", block });
     return agentState(this.ctx, agent);
   }
 
   /** Removes the block `blockId` from this agent (it is the agent's own copy). */
   async detachBlock(projectId: string, agentId: string, blockId: string): Promise<AgentStateView> {
     const agent = await requireAgent(this.ctx, projectId, agentId);
-    await this.ctx.runtime.exclusive(agentId, async () => {
-      const blocks = await this.ctx.store.loadBlocks(agentId);
-      const block = blocks.find((candidate) => candidate.id === blockId);
-      if (!block) throw new NotFoundError("block", blockId);
-      await this.ctx.store.deleteBlock(agentId, block.label);
-    });
+    await this.ctx.engine.editBlocks(agentId, { kind: "detach", blockId });
     return agentState(this.ctx, agent);
   }
 

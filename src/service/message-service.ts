@@ -1,9 +1,11 @@
-import type { LoopEvent } from "../agent/events.js";
-import type { TurnResult } from "../agent/run-turn.js";
 import { ValidationError } from "../core/errors.js";
+import type { RunVerification } from "../records/agent-record.js";
 import type { AgentMessage, StopReason } from "../records/messages.js";
 import type { Usage } from "../records/session-state.js";
-import { PendingApprovalError } from "../runtime/agent-runtime.js";
+import type { AgentEvent } from "../runtime/agent-events.js";
+import type { RunOutcome, SendOptions } from "../runtime/engine.js";
+import { PendingApprovalError } from "../runtime/outcomes.js";
+import { approvalsBelow } from "../runtime/sub-agents.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 import { lettaMessages } from "./letta-views.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
@@ -13,6 +15,7 @@ export interface LettaResponse {
   messages: AgentMessage[];
   stop_reason: { message_type: "stop_reason"; stop_reason: StopReason };
   usage: ReturnType<typeof usageView>;
+  verification?: RunVerification;
 }
 
 export function usageView(usage: Usage) {
@@ -74,50 +77,49 @@ export class MessageService {
     projectId: string,
     agentId: string,
     body: SendMessagesRequest,
-    onEvent?: (event: LoopEvent) => void,
   ): Promise<LettaResponse> {
     await requireAgent(this.ctx, projectId, agentId);
+    return responseOf(await this.#run(agentId, body, inputOf(body), {}), body);
+  }
+
+  /**
+   * Runs the request and hands `write` every event of its run as it happens (the SSE stream).
+   * A retried message's run is replayed from the store: its messages, then how it stopped.
+   */
+  async stream(
+    projectId: string,
+    agentId: string,
+    body: SendMessagesRequest,
+    write: (event: AgentEvent) => void,
+  ): Promise<void> {
+    await requireAgent(this.ctx, projectId, agentId);
     const input = inputOf(body);
-    const run = {
-      ...(onEvent ? { onEvent } : {}),
-      ...(body.max_steps ? { maxSteps: body.max_steps } : {}),
-    };
-    const only = body.include_return_message_types;
-    const filter = (response: LettaResponse): LettaResponse =>
-      only
-        ? { ...response, messages: response.messages.filter((m) => only.includes(m.message_type)) }
-        : response;
-    if (input.kind === "approvals") {
-      return filter(
-        response(await this.ctx.runtime.submitApprovals(agentId, input.decisions, run)),
-      );
-    }
-    const outcome = await this.ctx.runtime.sendMessage(
-      agentId,
-      { content: input.content, otid: input.otid },
-      run,
-    );
-    if (!outcome.duplicate) return filter(response(outcome.result));
-    const recent = await this.ctx.store.listMessages(agentId, { limit: 1000, order: "desc" });
-    const ofRun = recent.filter((m) => m.run_id === outcome.run.id).reverse();
-    const session = await this.ctx.store.loadSession(agentId);
-    return filter({
-      messages: lettaMessages(ofRun.filter((m) => m.message_type !== "user_message")),
-      stop_reason: {
-        message_type: "stop_reason",
-        stop_reason: (outcome.run.stop_reason as StopReason | null) ?? "end_turn",
-      },
-      usage: usageView(
-        session?.run_id === outcome.run.id
-          ? session.usage
-          : { prompt_tokens: 0, completion_tokens: 0, step_count: 0 },
-      ),
+    const runId =
+      input.kind === "message"
+        ? this.ctx.ids.next("run")
+        : (await this.ctx.engine.session(agentId)).run_id;
+    const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
+      if (event.runId === runId) write(event);
     });
+    try {
+      const outcome = await this.#run(agentId, body, input, runId ? { runId } : {});
+      if (outcome.duplicate) replay(agentId, outcome, write);
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  #run(agentId: string, body: SendMessagesRequest, input: Input, options: SendOptions) {
+    const run = { ...options, ...(body.max_steps ? { maxSteps: body.max_steps } : {}) };
+    return input.kind === "approvals"
+      ? this.ctx.engine.approve(agentId, input.decisions, run)
+      : this.ctx.engine.send(agentId, { content: input.content, otid: input.otid }, run);
   }
 
   /**
    * Refuses, before any streaming starts, what would fail at once: an unknown agent, or a new
-   * message while an approval is pending (Letta's 409 PENDING_APPROVAL).
+   * message while an approval is pending (Letta's 409 PENDING_APPROVAL), its own or one its
+   * sub-agents wait for.
    */
   async precheck(projectId: string, agentId: string, body: SendMessagesRequest): Promise<void> {
     await requireAgent(this.ctx, projectId, agentId);
@@ -127,6 +129,11 @@ export class MessageService {
       const waiting = session.pending.filter((c) => c.status === "awaiting_approval");
       throw new PendingApprovalError(waiting.map((c) => c.tool_call.tool_call_id));
     }
+    if (session?.phase === "awaiting_children") {
+      const below = await approvalsBelow(this.ctx.store, agentId);
+      if (below.length > 0)
+        throw new PendingApprovalError(below.map((a) => a.message.tool_call.tool_call_id));
+    }
   }
 
   async list(projectId: string, agentId: string, query: ListQuery): Promise<AgentMessage[]> {
@@ -135,17 +142,36 @@ export class MessageService {
     return lettaMessages(page);
   }
 
-  /** Cancels the agent's run in progress; true if there was one. */
+  /** Cancels the agent's run in progress, and its sub-agents'; true if there was one. */
   async cancel(projectId: string, agentId: string): Promise<boolean> {
     await requireAgent(this.ctx, projectId, agentId);
-    return this.ctx.runtime.cancel(agentId);
+    return this.ctx.engine.cancel(agentId);
   }
 }
 
-function response(result: TurnResult): LettaResponse {
+/** Letta's response for a run's outcome, with approvals its sub-agents wait for. */
+export function responseOf(
+  outcome: RunOutcome,
+  body: { include_return_message_types?: string[] | null | undefined },
+): LettaResponse {
+  const only = body.include_return_message_types;
+  const own = lettaMessages(outcome.messages.filter((m) => m.message_type !== "user_message"));
+  const below = outcome.childApprovals.map((a) => ({ ...a.message, agent_id: a.agentId }));
+  const messages = [...own, ...below];
   return {
-    messages: lettaMessages(result.messages.filter((m) => m.message_type !== "user_message")),
-    stop_reason: { message_type: "stop_reason", stop_reason: result.stopReason },
-    usage: usageView(result.usage),
+    messages: only ? messages.filter((m) => only.includes(m.message_type)) : messages,
+    stop_reason: { message_type: "stop_reason", stop_reason: outcome.stopReason },
+    usage: usageView(outcome.usage),
+    ...(outcome.verification ? { verification: outcome.verification } : {}),
   };
+}
+
+/** A finished run told again as events, for a stream of a retried message. */
+function replay(agentId: string, outcome: RunOutcome, write: (event: AgentEvent) => void): void {
+  const { runId } = outcome;
+  for (const message of outcome.messages) write({ type: "message", message, agentId, runId });
+  for (const { agentId: from, message } of outcome.childApprovals)
+    write({ type: "message", message, agentId, runId, from });
+  write({ type: "stop", stop_reason: outcome.stopReason, agentId, runId });
+  write({ type: "usage", usage: outcome.usage, agentId, runId });
 }

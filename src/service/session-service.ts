@@ -1,8 +1,7 @@
 import { NotFoundError } from "../core/errors.js";
 import type { SessionState } from "../records/session-state.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
-import { lettaMessages } from "./letta-views.js";
-import { type LettaResponse, usageView } from "./message-service.js";
+import { type LettaResponse, responseOf } from "./message-service.js";
 
 /** Holdfast's own session operations: resume, inspect, hand over. */
 export class SessionService {
@@ -14,19 +13,14 @@ export class SessionService {
     agentId: string,
   ): Promise<LettaResponse & { session: SessionState }> {
     await requireAgent(this.ctx, projectId, agentId);
-    const result = await this.ctx.runtime.resume(agentId);
-    return {
-      messages: lettaMessages(result.messages),
-      stop_reason: { message_type: "stop_reason", stop_reason: result.stopReason },
-      usage: usageView(result.usage),
-      session: result.state,
-    };
+    const outcome = await this.ctx.engine.resume(agentId);
+    return { ...responseOf(outcome, {}), session: await this.ctx.engine.session(agentId) };
   }
 
   /** The checkpoint of the agent's session `sessionId`. */
   async get(projectId: string, agentId: string, sessionId: string): Promise<SessionState> {
     await requireAgent(this.ctx, projectId, agentId);
-    const state = await this.ctx.runtime.session(agentId);
+    const state = await this.ctx.engine.session(agentId);
     if (state.session_id !== sessionId)
       throw new NotFoundError("session", sessionId, [state.session_id]);
     return state;
@@ -41,6 +35,6 @@ export class SessionService {
   ): Promise<SessionState> {
     await requireAgent(this.ctx, projectId, agentId);
     await requireAgent(this.ctx, projectId, targetId);
-    return this.ctx.runtime.transferSession(agentId, sessionId, targetId);
+    return this.ctx.engine.transferSession(agentId, sessionId, targetId);
   }
 }

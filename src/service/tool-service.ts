@@ -1,4 +1,5 @@
 import { NotFoundError, ValidationError } from "../core/errors.js";
+import type { AgentRecord } from "../records/agent-record.js";
 import type { ToolRule } from "../records/tool-rule.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
@@ -7,6 +8,7 @@ import { checkOverrides } from "../types/override-check.js";
 import type { AgentOverrides } from "../types/overrides.js";
 import {
   agentState,
+  changeAgent,
   type ResolvedAgent,
   requireAgent,
   type ServiceContext,
@@ -167,35 +169,20 @@ export class ToolService {
     agentId: string,
     change: (agent: ResolvedAgent) => { overrides?: AgentOverrides; tool_rules?: ToolRule[] },
   ): Promise<AgentStateView> {
-    await requireAgent(this.ctx, projectId, agentId);
-    const { agent, changed } = await this.ctx.runtime.exclusive(agentId, async () => {
-      const fresh = await requireAgent(this.ctx, projectId, agentId);
-      const update = change(fresh);
-      await this.ctx.store.updateAgent(this.changedRecord(fresh, update));
-      return { agent: fresh, changed: update };
-    });
-    return this.refreshedView(agent, changed);
+    const {
+      agent,
+      change: changed,
+      record,
+    } = await changeAgent(this.ctx, projectId, agentId, change);
+    return this.changedView(agent, changed, record);
   }
 
-  private changedRecord(
+  /** The agent's new state, tools as it now has them. */
+  private async changedView(
     agent: ResolvedAgent,
     change: { overrides?: AgentOverrides; tool_rules?: ToolRule[] },
-  ) {
-    return {
-      ...agent.record,
-      overrides: change.overrides ?? agent.record.overrides,
-      tool_rules: change.tool_rules ?? agent.record.tool_rules,
-      updated_at_ms: this.ctx.clock.now(),
-    };
-  }
-
-  /** Reloads the agent in the runtime and shows its new state, tools as it now has them. */
-  private async refreshedView(
-    agent: ResolvedAgent,
-    change: { overrides?: AgentOverrides; tool_rules?: ToolRule[] },
+    record: AgentRecord,
   ): Promise<AgentStateView> {
-    const record = this.changedRecord(agent, change);
-    await this.ctx.runtime.refresh(record.id);
     const overrides = change.overrides ?? agent.overrides;
     const state = await agentState(this.ctx, { ...agent, record, overrides });
     const capabilities = this.capabilitiesOf(agent.type, overrides);

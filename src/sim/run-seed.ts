@@ -63,7 +63,7 @@ async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
           approve: true,
           reason: null,
         }));
-        await world.drive(world.runtime.submitApprovals(agentId, decisions));
+        await world.drive(world.runtime.approve(agentId, decisions));
       }
     }
     const unacked = [...log.messages.values()].filter(
@@ -72,7 +72,7 @@ async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
     if (unacked.length === 0) break;
     for (const m of unacked) {
       const sent = await world.drive(
-        world.runtime.sendMessage(m.agentId, { content: `message ${m.otid}`, otid: m.otid }),
+        world.runtime.send(m.agentId, { content: `message ${m.otid}`, otid: m.otid }),
       );
       if (sent.status === "fulfilled") m.ackedAt = Number.MAX_SAFE_INTEGER;
       world.log(

@@ -6,7 +6,7 @@ import { ManualClock } from "../core/manual-clock.js";
 import { forkRandom, type Random, seededRandom } from "../core/random.js";
 import { withRetries } from "../llm/retry.js";
 import { createSimModel } from "../llm/sim/sim-model.js";
-import { AgentRuntime } from "../runtime/agent-runtime.js";
+import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
 import type { Store } from "../storage/store.js";
 import type { StepCommit } from "../storage/turn-store.js";
@@ -50,7 +50,7 @@ export class SimWorld {
   readonly violations: string[] = [];
   /** Every tool that really ran: agent and tool name. */
   readonly executed: { agentId: string; tool: string }[] = [];
-  runtime!: AgentRuntime;
+  runtime!: EmbeddedEngine;
   /** The disk as the current process generation sees it (with faults). */
   store!: Store;
   generation = 0;
@@ -97,7 +97,7 @@ export class SimWorld {
         random: forkRandom(this.random, "retry"),
       },
     );
-    this.runtime = new AgentRuntime({
+    this.runtime = new EmbeddedEngine({
       store,
       config: this.config,
       ids: this.ids,

@@ -1,6 +1,6 @@
 import { pick, type Random, randomInt } from "../core/random.js";
-import { PendingApprovalError } from "../runtime/agent-runtime.js";
 import { newAgent } from "../runtime/new-agent.js";
+import { PendingApprovalError } from "../runtime/outcomes.js";
 import type { SimWorld } from "./sim-world.js";
 
 /** A message the simulated client sent: acknowledged once a send resolved. */
@@ -88,7 +88,8 @@ function operation(world: SimWorld, random: Random, log: WorkloadLog, now: () =>
   }
   if (roll < 0.68) return () => approveAll(world, agent, random.next() < 0.7);
   if (roll < 0.72)
-    return async () => void world.log(`cancel ${agent} -> ${world.runtime.cancel(agent)}`);
+    return async () =>
+      void world.log(`cancel ${agent} -> ${await world.runtime.cancel(agent).catch(errorCode)}`);
   if (roll < 0.8) return async () => world.clock.advance(randomInt(random, 1, 40) * 60_000);
   if (roll < 0.84) {
     return async () => {
@@ -149,9 +150,9 @@ async function send(
   const sent = log.messages.get(otid) ?? { otid, agentId, issuedAt: now(), ackedAt: null };
   log.messages.set(otid, sent);
   try {
-    const result = await world.runtime.sendMessage(agentId, { content: `message ${otid}`, otid });
+    const result = await world.runtime.send(agentId, { content: `message ${otid}`, otid });
     if (sent.ackedAt === null) sent.ackedAt = now();
-    world.log(`send ${otid} -> ${result.duplicate ? "duplicate" : result.result.stopReason}`);
+    world.log(`send ${otid} -> ${result.duplicate ? "duplicate" : result.stopReason}`);
   } catch (error) {
     world.log(`send ${otid} -> ${errorCode(error)}`);
     if (error instanceof PendingApprovalError) await approveAll(world, agentId, true);
@@ -167,8 +168,10 @@ async function updateAgent(world: SimWorld, agentId: string): Promise<void> {
     const tool_rules = has
       ? []
       : [{ type: "requires_approval" as const, tool_name: "memory_insert" }];
-    await world.store.updateAgent({ ...record, tool_rules, updated_at_ms: world.clock.now() });
-    await world.runtime.refresh(agentId);
+    await world.runtime.updateAgent(agentId, {
+      tool_rules,
+      expectUpdatedAtMs: record.updated_at_ms,
+    });
   })();
   await outcome(world, `update ${agentId}`, work);
 }
@@ -182,11 +185,7 @@ async function approveAll(world: SimWorld, agentId: string, approve: boolean): P
     approve,
     reason: approve ? null : "no",
   }));
-  await outcome(
-    world,
-    `approve ${agentId} ${approve}`,
-    world.runtime.submitApprovals(agentId, decisions),
-  );
+  await outcome(world, `approve ${agentId} ${approve}`, world.runtime.approve(agentId, decisions));
 }
 
 async function transfer(world: SimWorld, from: string, to: string): Promise<void> {

@@ -5,7 +5,7 @@ import { AgentRecord, RunRecord } from "../records/agent-record.js";
 import { CoreBlock, Passage } from "../records/memory-records.js";
 import { AgentMessage } from "../records/messages.js";
 import { SessionState } from "../records/session-state.js";
-import type { NewAgent } from "./store.js";
+import type { NewAgent, RunFilter } from "./store.js";
 import type { StepCommit } from "./turn-store.js";
 
 /**
@@ -122,4 +122,15 @@ export function validateStep(step: StepCommit): StepCommit {
     validated.run = run;
   }
   return validated;
+}
+
+/** The statuses a run filter keeps, or null for all: `active` and `statuses` both apply. */
+export function runStatuses(filter: RunFilter): string[] | null {
+  const ALL = ["running", "completed", "failed", "cancelled"];
+  let keep: string[] | null = filter.statuses ? [...filter.statuses] : null;
+  if (filter.active !== undefined) {
+    const wanted = filter.active ? ["running"] : ALL.filter((s) => s !== "running");
+    keep = (keep ?? ALL).filter((status) => wanted.includes(status));
+  }
+  return keep;
 }

@@ -20,6 +20,15 @@ export interface PageQuery {
   order: "asc" | "desc";
 }
 
+/** Which runs to list: a project's, optionally one agent's, optionally by status. */
+export interface RunFilter {
+  projectId: string;
+  agentId?: string;
+  /** Only runs still running (true) or only ended ones (false). */
+  active?: boolean;
+  statuses?: readonly string[];
+}
+
 /** An agent with its blocks, as created in one transaction. */
 export interface NewAgent {
   agent: AgentRecord;
@@ -52,6 +61,10 @@ export interface Store extends TurnStore {
   deleteBlock(agentId: string, label: string): Promise<boolean>;
 
   listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]>;
+  /** Every message of one run, in commit order: what a client re-attaching to it reads. */
+  listRunMessages(runId: string): Promise<AgentMessage[]>;
+  /** The agents `parentId` spawned, in creation order. A deleted parent leaves them be. */
+  listChildren(parentId: string): Promise<AgentRecord[]>;
   countMessages(agentId: string): Promise<number>;
 
   insertPassages(agentId: string, passages: readonly Passage[]): Promise<void>;
@@ -59,11 +72,16 @@ export interface Store extends TurnStore {
   deletePassage(agentId: string, passageId: string): Promise<boolean>;
 
   loadSession(agentId: string): Promise<SessionState | null>;
-  /** Agents whose session was mid-turn when the process stopped: to resume at start-up. */
+  /**
+   * Agents whose session was mid-turn, or waiting for its sub-agents, when the process stopped:
+   * to resume or re-drive at start-up.
+   */
   interruptedSessions(): Promise<string[]>;
 
   putRun(run: RunRecord): Promise<void>;
   getRun(runId: string): Promise<RunRecord | null>;
+  /** Runs of agents of a project, in creation order, paged like every list. */
+  listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]>;
   /** The run an idempotency key (a message's `otid`) started, if any. */
   findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;
 

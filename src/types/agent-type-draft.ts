@@ -27,6 +27,10 @@ const draftFields = {
   policy_profile: PolicyProfile.optional(),
   intent_required: z.boolean().optional(),
   final_answer_at_limit: z.boolean().optional(),
+  verify: z
+    .strictObject({ with: TypeName, max_rounds: z.int().min(1).max(10).default(2) })
+    .nullable()
+    .optional(),
 };
 
 type RawDraft = { control_flow?: ControlFlow | ExecutionMode; include_history?: boolean };

@@ -69,6 +69,17 @@ export const Isolation = z.strictObject({
 export type Isolation = z.infer<typeof Isolation>;
 
 /**
+ * The verifier gate (the ssenrah seed's `orchestrator.verify()`): before the final answer is
+ * returned, an agent of type `with` checks it against the task; on a fail the agent gets the
+ * findings and another round, up to `max_rounds` checks.
+ */
+export const VerifyGate = z.strictObject({
+  with: TypeName,
+  max_rounds: z.int().min(1).max(10),
+});
+export type VerifyGate = z.infer<typeof VerifyGate>;
+
+/**
  * An agent type, fully resolved: every axis has a value. Types are data, never subclasses;
  * one loop runs every type and reads only this configuration.
  *
@@ -97,5 +108,7 @@ export const AgentType = z.strictObject({
   intent_required: z.boolean(),
   /** At the iteration limit, one more model call without tools gives a final answer. */
   final_answer_at_limit: z.boolean(),
+  /** The verifier gate, or null for none. */
+  verify: VerifyGate.nullable(),
 });
 export type AgentType = z.infer<typeof AgentType>;

@@ -111,6 +111,7 @@ const typeArb: fc.Arbitrary<AgentType> = fc
     policy_profile: profile,
     intent_required: fc.boolean(),
     final_answer_at_limit: fc.boolean(),
+    verify: fc.constant(null),
   })
   .map((type) => AgentType.parse(type));
 

@@ -25,4 +25,5 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
   policy_profile: "standard",
   intent_required: false,
   final_answer_at_limit: false,
+  verify: null,
 };

@@ -32,4 +32,4 @@ export const ORCHESTRATOR_PROMPT = `You coordinate sub-agents. Break the task in
 each part with list_agent_types, start them with spawn_agent, and combine their answers.`;
 
 export const VERIFIER_PROMPT = `You verify that a task was done. Inspect the work with read-only tools, never
-change anything, and answer "verified" or "not verified" with the evidence.`;
+change anything, and begin your answer with PASS or FAIL, followed by the evidence.`;

@@ -39,7 +39,14 @@ export function resolveAgentTypes(
     failed.add(source.name);
   };
 
-  for (const source of sources) checkToolNames(source, catalogue, fail);
+  for (const source of sources) {
+    checkToolNames(source, catalogue, fail);
+    const verifier = source.draft.verify?.with;
+    if (verifier !== undefined && !byName.has(verifier)) {
+      const known = [...byName.keys()].join(", ");
+      fail(source, ["verify", "with"], `verify with unknown type '${verifier}'; known types: ${known}`);
+    }
+  }
   const chains = new Map<string, DraftSource[]>();
   for (const source of sources) {
     const chain = extendsChain(source, byName, fail);

@@ -6,7 +6,7 @@ import { builtinConfig } from "../../dist/config/config-file.js";
 import { systemClock } from "../../dist/core/clock.js";
 import { randomIds } from "../../dist/core/ids.js";
 import { createSimModel } from "../../dist/llm/sim/sim-model.js";
-import { AgentRuntime } from "../../dist/runtime/agent-runtime.js";
+import { EmbeddedEngine } from "../../dist/runtime/embedded-engine.js";
 import { newAgent } from "../../dist/runtime/new-agent.js";
 import { openSqliteStore } from "../../dist/storage/sqlite/sqlite-store.js";
 import { builtinToolImplementations } from "../../dist/tools/registry.js";
@@ -41,7 +41,7 @@ const model = createSimModel({
   },
 });
 const live = new Map();
-const runtime = new AgentRuntime({
+const runtime = new EmbeddedEngine({
   store,
   config,
   ids: randomIds,

@@ -15,7 +15,6 @@ import { createInMemoryStore } from "../../src/storage/memory/in-memory-store.js
 import type { Store } from "../../src/storage/store.js";
 import { builtinToolImplementations } from "../../src/tools/registry.js";
 import type { ToolImplementation } from "../../src/tools/tool.js";
-import type { AgentType } from "../../src/types/agent-type.js";
 import type { AgentOverrides } from "../../src/types/overrides.js";
 
 /**
@@ -62,19 +61,7 @@ export async function loopKit(options: {
   await store.createAgent({ agent: { ...created.agent, id: agentId }, blocks: created.blocks });
   const tools = builtinToolImplementations();
   for (const tool of options.tools ?? []) tools.set(tool.declaration.name, tool);
-  const createChild = async (childType: AgentType) => {
-    const child = newAgent({ name: `${agentId}-${childType.name}`, type: childType }, ids, 0);
-    await store.createAgent(child);
-    return child.agent.id;
-  };
-  const spawnOptions = {
-    registry,
-    catalogue,
-    depth: 0,
-    maxDepth: agent.config.capabilities.limits.max_spawn_depth,
-    createChild,
-  };
-  for (const tool of spawnTools(spawnOptions, () => deps)) tools.set(tool.declaration.name, tool);
+  for (const tool of spawnTools(registry)) tools.set(tool.declaration.name, tool);
   const events: LoopEvent[] = [];
   const manual = new ManualClock();
   const clock = options.clock ?? manual;

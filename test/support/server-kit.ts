@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Letta from "@letta-ai/letta-client";
-import { builtinConfig } from "../../src/config/config-file.js";
+import { builtinConfig, type HoldfastConfig } from "../../src/config/config-file.js";
 import type { ModelAdapter } from "../../src/llm/model.js";
 import { createApp } from "../../src/server/app.js";
 import { assemble } from "../../src/server/assemble.js";
@@ -13,14 +13,20 @@ import { listen } from "../../src/server/serve.js";
  * and Letta's official client pointed at it (no retries, so every request is seen once).
  */
 export async function startTestServer(
-  options: { model?: ModelAdapter; tokens?: Map<string, string>; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    model?: ModelAdapter;
+    tokens?: Map<string, string>;
+    env?: NodeJS.ProcessEnv;
+    config?: HoldfastConfig;
+    defaultModel?: string;
+  } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "holdfast-e2e-"));
-  const config = builtinConfig();
+  const config = options.config ?? builtinConfig();
   const engine = await assemble({
     config,
     dataDir,
-    defaultModel: "sim/demo",
+    defaultModel: options.defaultModel ?? "sim/demo",
     env: options.env ?? {},
     ...(options.model ? { modelFor: () => options.model as ModelAdapter } : {}),
   });

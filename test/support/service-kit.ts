@@ -2,12 +2,13 @@ import { builtinConfig } from "../../src/config/config-file.js";
 import { type IdSource, sequentialIds } from "../../src/core/ids.js";
 import { ManualClock } from "../../src/core/manual-clock.js";
 import { createSimModel, type SimModel } from "../../src/llm/sim/sim-model.js";
-import { AgentRuntime } from "../../src/runtime/agent-runtime.js";
+import { EmbeddedEngine } from "../../src/runtime/embedded-engine.js";
 import type { Services } from "../../src/server/app.js";
 import type { ServiceContext } from "../../src/service/agent-access.js";
 import { AgentService } from "../../src/service/agent-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
 import { MessageService } from "../../src/service/message-service.js";
+import { RunService } from "../../src/service/run-service.js";
 import { SessionService } from "../../src/service/session-service.js";
 import { ToolService } from "../../src/service/tool-service.js";
 import { createInMemoryStore } from "../../src/storage/memory/in-memory-store.js";
@@ -26,7 +27,7 @@ export function serviceKit(
   const clock = options.clock ?? new ManualClock();
   const ids = options.ids ?? sequentialIds();
   const model = options.model ?? createSimModel();
-  const runtime = new AgentRuntime({
+  const runtime = new EmbeddedEngine({
     store,
     config,
     ids,
@@ -38,7 +39,7 @@ export function serviceKit(
   });
   const ctx: ServiceContext = {
     store,
-    runtime,
+    engine: runtime,
     config,
     ids,
     clock,
@@ -52,6 +53,7 @@ export function serviceKit(
     memory: new MemoryService(ctx),
     tools: new ToolService(ctx),
     sessions: new SessionService(ctx),
+    runs: new RunService(ctx),
   };
   return { store, config, clock, ids, model, runtime, ctx, services };
 }

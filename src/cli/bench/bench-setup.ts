@@ -3,7 +3,7 @@ import { builtinConfig, type HoldfastConfig } from "../../config/config-file.js"
 import { systemClock } from "../../core/clock.js";
 import { randomIds } from "../../core/ids.js";
 import { createSimModel } from "../../llm/sim/sim-model.js";
-import { AgentRuntime } from "../../runtime/agent-runtime.js";
+import { EmbeddedEngine } from "../../runtime/embedded-engine.js";
 import { newAgent } from "../../runtime/new-agent.js";
 import type { Store } from "../../storage/store.js";
 import { BUILTIN_PACKS, builtinToolCatalogue, createToolCatalogue } from "../../tools/catalogue.js";
@@ -29,7 +29,7 @@ const lookupTool = implementTool(
  * answers every user message with one lookup call, then with final text.
  */
 export function benchRuntime(store: Store): {
-  runtime: AgentRuntime;
+  runtime: EmbeddedEngine;
   createAgents(n: number): Promise<string[]>;
 } {
   const base = builtinConfig();
@@ -60,7 +60,7 @@ export function benchRuntime(store: Store): {
         ? { text: "found it" }
         : { toolCalls: [{ name: "lookup", args: { key: `k${call}` } }] },
   });
-  const runtime = new AgentRuntime({
+  const runtime = new EmbeddedEngine({
     store,
     config,
     ids: randomIds,

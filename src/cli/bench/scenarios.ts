@@ -27,7 +27,7 @@ export async function sequential(turns: number) {
     const samples: number[] = [];
     const start = performance.now();
     for (let i = 0; i < turns; i += 1) {
-      samples.push(await timed(() => runtime.sendMessage(agent, { content: `question ${i}` })));
+      samples.push(await timed(() => runtime.send(agent, { content: `question ${i}` })));
     }
     const all = summarize(samples, performance.now() - start);
     const window = Math.max(1, Math.floor(turns / 10));
@@ -56,7 +56,7 @@ export async function concurrent(
     await Promise.all(
       ids.map(async (agent) => {
         for (let i = 0; i < turnsEach; i += 1) {
-          samples.push(await timed(() => runtime.sendMessage(agent, { content: `question ${i}` })));
+          samples.push(await timed(() => runtime.send(agent, { content: `question ${i}` })));
         }
       }),
     );
@@ -144,7 +144,7 @@ export async function startupProbe(): Promise<number> {
   return withStore(async (store) => {
     const { runtime, createAgents } = benchRuntime(store);
     const [agent = ""] = await createAgents(1);
-    await runtime.sendMessage(agent, { content: "first" });
+    await runtime.send(agent, { content: "first" });
     const elapsed = performance.now();
     await runtime.shutdown();
     return elapsed;

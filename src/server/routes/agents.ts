@@ -65,6 +65,29 @@ const remove = createRoute({
   responses: { 200: json(z.object({}), "Deleted"), ...AGENT_ERRORS },
 });
 
+const ChildNodeSchema: z.ZodType = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    agent_type: z.string(),
+    status: z.string(),
+    task_run: z
+      .object({ id: z.string(), status: z.string(), stop_reason: z.string().nullable() })
+      .nullable(),
+    created_at: z.string(),
+    children: z.array(ChildNodeSchema),
+  }),
+);
+
+const children = createRoute({
+  method: "get",
+  path: "/v1/agents/{agent_id}/children",
+  tags: ["agents"],
+  summary: "The sub-agents the agent spawned, each with its status and its own sub-agents",
+  request: { params: AgentIdParam },
+  responses: { 200: json(z.array(ChildNodeSchema), "The tree below the agent"), ...AGENT_ERRORS },
+});
+
 export function agentRoutes(app: OpenAPIHono<AppEnv>, agents: AgentService): void {
   app.openapi(create, async (c) =>
     c.json(await agents.create(c.get("projectId"), c.req.valid("json")), 200),
@@ -82,6 +105,9 @@ export function agentRoutes(app: OpenAPIHono<AppEnv>, agents: AgentService): voi
     const { agent_id } = c.req.valid("param");
     return c.json(await agents.update(c.get("projectId"), agent_id, c.req.valid("json")), 200);
   });
+  app.openapi(children, async (c) =>
+    c.json(await agents.children(c.get("projectId"), c.req.valid("param").agent_id), 200),
+  );
   app.openapi(remove, async (c) => {
     await agents.delete(c.get("projectId"), c.req.valid("param").agent_id);
     return c.json({}, 200);

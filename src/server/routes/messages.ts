@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { LoopEvent } from "../../agent/events.js";
+import type { AgentEvent } from "../../runtime/agent-events.js";
 import type { MessageService } from "../../service/message-service.js";
 import { ListQuery, SendMessagesRequest } from "../../service/requests.js";
 import type { AppEnv } from "../auth.js";
@@ -112,11 +112,11 @@ async function stream(
       if (!open) return;
       writing = writing.then(() => sse.writeSSE(frame)).catch(() => undefined);
     };
-    const onEvent = (event: LoopEvent) => {
+    const onEvent = (event: AgentEvent) => {
       for (const frame of mapper.frames(event)) write(frame);
     };
     try {
-      await messages.send(c.get("projectId"), agentId, body, onEvent);
+      await messages.stream(c.get("projectId"), agentId, body, onEvent);
     } catch (error) {
       write({ data: JSON.stringify({ message_type: "stop_reason", stop_reason: "error" }) });
       write(errorFrame(error instanceof Error ? error.message : String(error), codeOf(error)));

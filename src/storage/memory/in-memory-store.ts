@@ -5,8 +5,8 @@ import type { AgentMessage } from "../../records/messages.js";
 import type { SessionState } from "../../records/session-state.js";
 import { rankBm25 } from "../bm25.js";
 import { searchableText } from "../searchable-text.js";
-import type { NewAgent, PageQuery, Store } from "../store.js";
-import { parseInput, validateNewAgent, validateStep } from "../store-rows.js";
+import type { NewAgent, PageQuery, RunFilter, Store } from "../store.js";
+import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
 import type { StepCommit } from "../turn-store.js";
 
 interface AgentRows {
@@ -242,7 +242,7 @@ class InMemoryStore implements Store {
 
   async interruptedSessions(): Promise<string[]> {
     return [...this.agents.entries()]
-      .filter(([, rows]) => rows.session?.phase === "running")
+      .filter(([, rows]) => ["running", "awaiting_children"].includes(rows.session?.phase ?? ""))
       .map(([id]) => id)
       .sort();
   }
@@ -254,8 +254,12 @@ class InMemoryStore implements Store {
     this.setRun(parsed);
   }
 
+  /** Sets a run in place, so runs stay in creation order however often they change. */
   private setRun(run: RunRecord): void {
-    this.deleteRun(run.id);
+    const old = this.runs.get(run.id);
+    if (old?.idempotency_key != null) {
+      this.runKeys.delete(pairKey(old.agent_id, old.idempotency_key));
+    }
     this.runs.set(run.id, run);
     if (run.idempotency_key !== null) {
       this.runKeys.set(pairKey(run.agent_id, run.idempotency_key), run.id);
@@ -287,6 +291,32 @@ class InMemoryStore implements Store {
   async getRun(runId: string): Promise<RunRecord | null> {
     const run = this.runs.get(runId);
     return run ? copy(run) : null;
+  }
+
+  async listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]> {
+    const statuses = runStatuses(filter);
+    const runs = [...this.runs.values()].filter(
+      (run) =>
+        this.agents.get(run.agent_id)?.record.project_id === filter.projectId &&
+        (filter.agentId === undefined || run.agent_id === filter.agentId) &&
+        (statuses === null || statuses.includes(run.status)),
+    );
+    return pageOf(runs, page).map(copy);
+  }
+
+  async listRunMessages(runId: string): Promise<AgentMessage[]> {
+    const found: AgentMessage[] = [];
+    for (const rows of this.agents.values()) {
+      for (const message of rows.messages) if (message.run_id === runId) found.push(message);
+    }
+    return found.map(copy);
+  }
+
+  async listChildren(parentId: string): Promise<AgentRecord[]> {
+    return [...this.agents.values()]
+      .map((rows) => rows.record)
+      .filter((record) => record.parent_id === parentId)
+      .map(copy);
   }
 
   async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {

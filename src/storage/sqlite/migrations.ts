@@ -88,6 +88,21 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX timers_by_due ON timers (due_at_ms, agent_id, kind);
   `,
+  // 2: sub-agents and runs. A run's messages by run, an agent's children by parent, and
+  // sessions waiting for children among those to re-drive. Runs list by rowid (creation order).
+  `
+  ALTER TABLE messages ADD COLUMN run_id TEXT;
+  UPDATE messages SET run_id = json_extract(body, '$.run_id');
+  CREATE INDEX messages_by_run ON messages (run_id, seq) WHERE run_id IS NOT NULL;
+
+  ALTER TABLE agents ADD COLUMN parent_id TEXT;
+  UPDATE agents SET parent_id = json_extract(body, '$.parent_id');
+  CREATE INDEX agents_by_parent ON agents (parent_id, seq) WHERE parent_id IS NOT NULL;
+
+  DROP INDEX sessions_running;
+  CREATE INDEX sessions_interrupted ON sessions (agent_id)
+  WHERE phase IN ('running', 'awaiting_children');
+  `,
 ];
 
 /**

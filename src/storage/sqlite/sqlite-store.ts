@@ -5,8 +5,8 @@ import { CoreBlock, type MessageHit, Passage } from "../../records/memory-record
 import { AgentMessage } from "../../records/messages.js";
 import type { SessionState } from "../../records/session-state.js";
 import { searchableText } from "../searchable-text.js";
-import type { NewAgent, PageQuery, Store } from "../store.js";
-import { parseInput, validateNewAgent, validateStep } from "../store-rows.js";
+import type { NewAgent, PageQuery, RunFilter, Store } from "../store.js";
+import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
 import type { StepCommit } from "../turn-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { migrate } from "./migrations.js";
@@ -105,7 +105,7 @@ class SqliteStore implements Store {
   async createAgent(created: NewAgent): Promise<void> {
     const { agent, blocks } = validateNewAgent(created);
     this.transaction(() => {
-      this.sql.insertAgent.run(agent.id, agent.project_id, JSON.stringify(agent));
+      this.sql.insertAgent.run(agent.id, agent.project_id, agent.parent_id, JSON.stringify(agent));
       for (const block of blocks) {
         this.sql.putBlock.run(agent.id, block.label, JSON.stringify(block));
       }
@@ -183,6 +183,7 @@ class SqliteStore implements Store {
       found?.role ?? null,
       found?.text ?? null,
       JSON.stringify(message),
+      message.run_id,
     );
     if (found) this.sql.indexMessage.run(lastInsertRowid, ownerToken(agentKey), found.text);
   }
@@ -286,6 +287,34 @@ class SqliteStore implements Store {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     return body(this.sql.getRun.get(runId), RunRecord, "run");
+  }
+
+  async listRunMessages(runId: string): Promise<AgentMessage[]> {
+    return bodies(this.sql.runMessages.all(runId), AgentMessage, "message");
+  }
+
+  async listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]> {
+    const agent = filter.agentId ?? null;
+    const bounds = pageBounds(page, (id) => {
+      const seq = this.sql.runOrder.get(id, filter.projectId, agent)?.seq;
+      return typeof seq === "number" ? seq : null;
+    });
+    if (!bounds) return [];
+    const statuses = runStatuses(filter);
+    const statement = page.order === "asc" ? this.sql.runsAsc : this.sql.runsDesc;
+    const rows = statement.all(
+      filter.projectId,
+      agent,
+      statuses ? JSON.stringify(statuses) : null,
+      bounds.lower,
+      bounds.upper,
+      bounds.limit,
+    );
+    return bodies(rows, RunRecord, "run");
+  }
+
+  async listChildren(parentId: string): Promise<AgentRecord[]> {
+    return bodies(this.sql.childrenOf.all(parentId), AgentRecord, "agent");
   }
 
   async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {

@@ -12,7 +12,8 @@ const SQL = {
   release: "RELEASE step",
   rollbackToSavepoint: "ROLLBACK TO step",
 
-  insertAgent: "INSERT INTO agents (id, project_id, body) VALUES (?, ?, ?)",
+  insertAgent: "INSERT INTO agents (id, project_id, parent_id, body) VALUES (?, ?, ?, ?)",
+  childrenOf: "SELECT body FROM agents WHERE parent_id = ? ORDER BY seq",
   getAgent: "SELECT body FROM agents WHERE id = ?",
   agentKey: "SELECT seq FROM agents WHERE id = ?",
   updateAgent: "UPDATE agents SET project_id = ?, body = ? WHERE id = ?",
@@ -29,8 +30,9 @@ const SQL = {
   loadBlocks: "SELECT body FROM blocks WHERE agent_id = ? ORDER BY rowid",
 
   insertMessage: `INSERT INTO messages
-    (id, agent_id, message_type, created_at, search_role, search_text, body)
-    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    (id, agent_id, message_type, created_at, search_role, search_text, body, run_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  runMessages: "SELECT body FROM messages WHERE run_id = ? ORDER BY seq",
   indexMessage: "INSERT INTO messages_fts (rowid, owner, search_text) VALUES (?, ?, ?)",
   recentMessages: "SELECT body FROM messages WHERE agent_id = ? ORDER BY seq DESC LIMIT ?",
   messageSeq: "SELECT seq FROM messages WHERE id = ? AND agent_id = ?",
@@ -67,13 +69,26 @@ const SQL = {
     ON CONFLICT (agent_id) DO UPDATE
     SET version = excluded.version, phase = excluded.phase, body = excluded.body`,
   loadSession: "SELECT version, body FROM sessions WHERE agent_id = ?",
-  interruptedSessions: "SELECT agent_id FROM sessions WHERE phase = 'running' ORDER BY agent_id",
+  interruptedSessions: `SELECT agent_id FROM sessions
+    WHERE phase IN ('running', 'awaiting_children') ORDER BY agent_id`,
 
   putRun: `INSERT INTO runs (id, agent_id, idempotency_key, body) VALUES (?, ?, ?, ?)
     ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id,
       idempotency_key = excluded.idempotency_key, body = excluded.body`,
   getRun: "SELECT body FROM runs WHERE id = ?",
   findRunByKey: "SELECT body FROM runs WHERE agent_id = ? AND idempotency_key = ?",
+  runOrder: `SELECT r.rowid AS seq FROM runs AS r JOIN agents AS a ON a.id = r.agent_id
+    WHERE r.id = ?1 AND a.project_id = ?2 AND (?3 IS NULL OR r.agent_id = ?3)`,
+  runsAsc: `SELECT r.body FROM runs AS r JOIN agents AS a ON a.id = r.agent_id
+    WHERE a.project_id = ?1 AND (?2 IS NULL OR r.agent_id = ?2)
+      AND (?3 IS NULL OR json_extract(r.body, '$.status') IN (SELECT value FROM json_each(?3)))
+      AND r.rowid > ?4 AND r.rowid < ?5
+    ORDER BY r.rowid ASC LIMIT ?6`,
+  runsDesc: `SELECT r.body FROM runs AS r JOIN agents AS a ON a.id = r.agent_id
+    WHERE a.project_id = ?1 AND (?2 IS NULL OR r.agent_id = ?2)
+      AND (?3 IS NULL OR json_extract(r.body, '$.status') IN (SELECT value FROM json_each(?3)))
+      AND r.rowid > ?4 AND r.rowid < ?5
+    ORDER BY r.rowid DESC LIMIT ?6`,
 
   putTimer: `INSERT INTO timers (agent_id, kind, due_at_ms) VALUES (?, ?, ?)
     ON CONFLICT (agent_id, kind) DO UPDATE SET due_at_ms = excluded.due_at_ms`,

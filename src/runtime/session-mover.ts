@@ -1,0 +1,98 @@
+import { DEFAULT_HISTORY_LIMIT } from "../agent/perform-step.js";
+import { ConflictError, NotFoundError } from "../core/errors.js";
+import type { RunRecord } from "../records/agent-record.js";
+import type { AgentMessage } from "../records/messages.js";
+import { newSessionState, type SessionState } from "../records/session-state.js";
+import type { Activation } from "./activation.js";
+import type { Dispatcher } from "./dispatcher.js";
+import { prepareHandoff } from "./session-handoff.js";
+import type { TimerLoop } from "./timer-loop.js";
+import type { EngineOptions, Turns } from "./turns.js";
+
+/**
+ * Hands sessions between agents (the seed's handoff): the target takes the session's
+ * checkpoint and a copy of its current run's messages and carries on from there; the source
+ * starts a fresh session. The target must be idle. The target is written before the source is
+ * reset, so a crash in between leaves the session in both places, never in neither.
+ */
+export class SessionMover {
+  constructor(
+    private readonly options: EngineOptions,
+    private readonly dispatcher: Dispatcher<Activation>,
+    private readonly turns: Turns,
+    private readonly timers: TimerLoop,
+  ) {}
+
+  async transfer(sourceId: string, sessionId: string, targetId: string): Promise<SessionState> {
+    if (sourceId === targetId) throw new ConflictError("an agent cannot take over its own session");
+    const held = await this.dispatcher.submit(sourceId, async (source) => {
+      await this.turns.finishInterrupted(source);
+      if (source.state.session_id !== sessionId) throw new NotFoundError("session", sessionId);
+      if (source.state.phase === "awaiting_children") {
+        throw new ConflictError(
+          `agent ${sourceId} waits for its sub-agents; its session cannot move now`,
+        );
+      }
+      const runId = source.state.run_id;
+      const ofRun = runId
+        ? source.history.recent(DEFAULT_HISTORY_LIMIT).filter((m) => m.run_id === runId)
+        : [];
+      const run = runId ? await this.options.store.getRun(runId) : null;
+      source.handingOver = true;
+      return { state: source.state, messages: ofRun, run, source };
+    });
+    let moved: SessionState;
+    try {
+      moved = await this.#handTo(targetId, held.state, held.messages, held.run);
+    } catch (error) {
+      held.source.handingOver = false;
+      throw error;
+    }
+    const { store, ids } = this.options;
+    await this.dispatcher.submit(sourceId, async (source) => {
+      source.handingOver = false;
+      await this.turns.ensureFresh(source);
+      const fresh = newSessionState(ids.next("session"));
+      await store.commit({
+        agentId: sourceId,
+        state: fresh,
+        messages: [],
+        memory: { blocks: [], passages: [] },
+      });
+      source.state = fresh;
+      await this.timers.schedule(sourceId, fresh);
+    });
+    return moved;
+  }
+
+  /** The target's half of a handoff: it must be idle; it takes the session and its messages. */
+  #handTo(
+    targetId: string,
+    state: SessionState,
+    messages: AgentMessage[],
+    run: RunRecord | null,
+  ): Promise<SessionState> {
+    const { store, ids } = this.options;
+    return this.dispatcher.submit(targetId, async (target) => {
+      await this.turns.finishInterrupted(target);
+      if (target.state.phase !== "idle") {
+        throw new ConflictError(
+          `agent ${targetId} is busy (${target.state.phase}); it must be idle to take a session`,
+        );
+      }
+      const targetHas = target.history.recent(DEFAULT_HISTORY_LIMIT);
+      const handoff = prepareHandoff({ state, messages, run, targetId, targetHas, ids });
+      await store.commit({
+        agentId: targetId,
+        state: handoff.state,
+        messages: handoff.messages,
+        memory: { blocks: [], passages: [] },
+        ...(handoff.run ? { run: handoff.run } : {}),
+      });
+      target.state = handoff.state;
+      target.history.append(handoff.messages);
+      await this.timers.schedule(targetId, handoff.state);
+      return handoff.state;
+    });
+  }
+}

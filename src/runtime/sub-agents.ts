@@ -1,0 +1,119 @@
+import { awaitedChildren } from "../agent/children.js";
+import { finalAnswer } from "../agent/spawn-tools.js";
+import { VERDICT } from "../agent/verify.js";
+import type { RunRecord } from "../records/agent-record.js";
+import type { AgentMessage } from "../records/messages.js";
+import type { SessionState } from "../records/session-state.js";
+import type { Store } from "../storage/store.js";
+import type { ToolResult } from "../tools/tool.js";
+import { spawnKey } from "./child-spawner.js";
+import type { ChildApproval } from "./engine.js";
+
+/** A child a parent waits for: the call's index, the child, its task and the task's key. */
+export interface AwaitedChild {
+  index: number;
+  childId: string;
+  prompt: string;
+  key: string;
+}
+
+/** The children the session waits for (a verifier too), with the task each was given. */
+export function childTasks(state: SessionState): AwaitedChild[] {
+  const v = state.verification;
+  const verifier =
+    v && v.passed === null && v.verifier_agent_id && state.run_id
+      ? [
+          {
+            index: VERDICT,
+            childId: v.verifier_agent_id,
+            prompt: v.verifier_task ?? "",
+            key: spawnKey(state.run_id, `verify-${v.rounds}`),
+          },
+        ]
+      : [];
+  return verifier.concat(
+    awaitedChildren(state).flatMap(({ index, childId }) => {
+      const call = state.pending[index];
+      if (!call || state.run_id === null) return [];
+      let prompt = "";
+      try {
+        prompt = String(
+          (JSON.parse(call.tool_call.arguments) as { prompt?: unknown }).prompt ?? "",
+        );
+      } catch {
+        // The call was checked when it spawned the child; an unreadable one gets an empty task.
+      }
+      return [{ index, childId, prompt, key: spawnKey(state.run_id, call.tool_call.tool_call_id) }];
+    }),
+  );
+}
+
+/** What the children have come to: answers of those whose runs ended, and those not yet told. */
+export async function childProgress(
+  store: Store,
+  state: SessionState,
+): Promise<{ ready: { index: number; result: ToolResult }[]; undelivered: AwaitedChild[] }> {
+  const ready: { index: number; result: ToolResult }[] = [];
+  const undelivered: AwaitedChild[] = [];
+  for (const child of childTasks(state)) {
+    const run = await store.findRunByKey(child.childId, child.key);
+    if (!run) undelivered.push(child);
+    else if (run.status !== "running") {
+      const record = await store.getAgent(child.childId);
+      const messages = await store.listRunMessages(run.id);
+      const result =
+        child.index === VERDICT
+          ? {
+              status: succeeded(run) ? ("success" as const) : ("error" as const),
+              output: finalAnswer(messages),
+            }
+          : childResult(record?.agent_type, child.childId, run, messages);
+      ready.push({ index: child.index, result });
+    }
+  }
+  return { ready, undelivered };
+}
+
+/** A child's answer as its parent's tool result: its final words, and how its run ended. */
+export function childResult(
+  type: string | undefined,
+  childId: string,
+  run: RunRecord,
+  messages: readonly AgentMessage[],
+): ToolResult {
+  const head = `${type ?? "sub-agent"} (${childId}) stopped with ${run.stop_reason ?? run.status}`;
+  const output = `${head}:\n${finalAnswer(messages)}`;
+  return succeeded(run) ? { status: "success", output } : { status: "error", output };
+}
+
+const succeeded = (run: RunRecord) => run.status === "completed" && run.stop_reason === "end_turn";
+
+/**
+ * The approvals waiting anywhere below an agent that waits for its children: a child's own,
+ * and its children's, down the tree. Read from committed state, never from live activations.
+ */
+export async function approvalsBelow(store: Store, agentId: string): Promise<ChildApproval[]> {
+  const state = await store.loadSession(agentId);
+  if (state?.phase !== "awaiting_children") return [];
+  const found: ChildApproval[] = [];
+  for (const { childId } of childTasks(state)) found.push(...(await approvalsOf(store, childId)));
+  return found;
+}
+
+async function approvalsOf(store: Store, agentId: string): Promise<ChildApproval[]> {
+  const state = await store.loadSession(agentId);
+  if (state?.phase === "awaiting_children") return approvalsBelow(store, agentId);
+  if (state?.phase !== "awaiting_approval" || state.run_id === null) return [];
+  const waiting = new Set(
+    state.pending
+      .filter((c) => c.status === "awaiting_approval")
+      .map((c) => c.tool_call.tool_call_id),
+  );
+  const messages = await store.listRunMessages(state.run_id);
+  return messages.flatMap((message) =>
+    message.message_type === "approval_request_message" &&
+    waiting.has(message.tool_call.tool_call_id)
+      ? [{ agentId, message }]
+      : [],
+  );
+}

@@ -1,0 +1,91 @@
+import { type LoopDeps, resumeSession, type TurnResult } from "../agent/run-turn.js";
+import type { Clock } from "../core/clock.js";
+import { newSessionState } from "../records/session-state.js";
+import { type Activation, type ActivationSources, loadHistory } from "./activation.js";
+import { BusyError } from "./busy-error.js";
+import type { TimerLoop } from "./timer-loop.js";
+
+export interface EngineOptions extends ActivationSources {
+  readonly clock: Clock;
+  /** Told of every activation and deactivation: for tests that check single activation. */
+  readonly observe?: { activated(agentId: string): void; deactivated(agentId: string): void };
+  readonly maxActivations?: number;
+  readonly mailboxCapacity?: number;
+  readonly idleMs?: number;
+}
+
+/** What the engine adds to every turn, and hears of a turn that finished an interrupted one. */
+export interface TurnHooks {
+  extras(activation: Activation): Pick<LoopDeps, "onEvent" | "children">;
+  settled(activation: Activation, result: TurnResult): void;
+}
+
+/**
+ * Runs turns on an activation, in its mailbox: with the engine's dependencies, cancellable,
+ * with timers kept in step with the session, and reloading what a failed run left behind.
+ */
+export class Turns {
+  constructor(
+    private readonly options: EngineOptions,
+    private readonly timers: TimerLoop,
+    private readonly hooks: TurnHooks,
+  ) {}
+
+  async run(
+    activation: Activation,
+    turn: (deps: LoopDeps) => Promise<TurnResult>,
+  ): Promise<TurnResult> {
+    // First, so that the deps below see the reloaded history, not one a failure left behind.
+    await this.ensureFresh(activation);
+    const before = activation.state;
+    const controller = new AbortController();
+    const deps: LoopDeps = {
+      model: activation.model,
+      tools: activation.tools,
+      store: this.options.store,
+      clock: this.options.clock,
+      ids: this.options.ids,
+      workspace: activation.workspace,
+      history: activation.history,
+      signal: controller.signal,
+      ...this.hooks.extras(activation),
+    };
+    activation.controller = controller;
+    try {
+      const result = await turn(deps);
+      activation.state = result.state;
+      await this.timers.schedule(activation.record.id, result.state, before);
+      return result;
+    } catch (error) {
+      // What was committed is the truth; the next operation reloads it before anything else.
+      // (Reloading here could fail too, and a stale state would then run steps again.)
+      activation.stale = true;
+      throw error;
+    } finally {
+      activation.controller = null;
+    }
+  }
+
+  /** Reloads what a failed run may have left behind in memory; refuses work mid-handover. */
+  async ensureFresh(activation: Activation): Promise<void> {
+    if (activation.handingOver) {
+      throw new BusyError(`agent ${activation.record.id} is handing its session over`, 200);
+    }
+    if (!activation.stale) return;
+    const { store, ids } = this.options;
+    activation.state =
+      (await store.loadSession(activation.record.id)) ?? newSessionState(ids.next("session"));
+    activation.history = await loadHistory(store, activation.record.id);
+    activation.stale = false;
+  }
+
+  /** A turn a crash interrupted finishes before anything new starts on the agent. */
+  async finishInterrupted(activation: Activation): Promise<void> {
+    await this.ensureFresh(activation);
+    if (activation.state.phase !== "running") return;
+    const result = await this.run(activation, (deps) =>
+      resumeSession(activation.agent, activation.state, deps),
+    );
+    this.hooks.settled(activation, result);
+  }
+}

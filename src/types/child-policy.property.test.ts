@@ -1,0 +1,330 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { builtinConfig } from "../config/config-file.js";
+import { AgentType } from "./agent-type.js";
+import {
+  APPROVAL_ORDER,
+  PolicyProfile,
+  stricterApproval,
+  TOOL_ACCESS_ORDER,
+  type ToolAccess,
+} from "./axes.js";
+import { effectiveCapabilities } from "./capabilities.js";
+import type { EffectiveCapabilities } from "./capabilities-schema.js";
+import { childOverrides } from "./child-policy.js";
+import { AgentOverrides } from "./overrides.js";
+import { approvalFor } from "./tool-filter.js";
+
+const { catalogue, registry } = builtinConfig();
+const TOOL_NAMES = [...catalogue.tools.keys()];
+/** Names a type may mention although the catalogue declares no such tool. */
+const NAMES = [...TOOL_NAMES, "ghost"];
+const PACK_NAMES = [...catalogue.packs.keys()];
+const RUNS = { numRuns: 200 };
+const RISKS_BY_ACCESS: Record<ToolAccess, readonly string[]> = {
+  none: [],
+  read_only: ["read"],
+  constrained: ["read", "write"],
+  full: ["read", "write", "exec", "network"],
+};
+
+/** Mostly `common`, sometimes `rare`: keeps enough cases where tools are offered. */
+const mostly = <T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: common, weight: 5 }, { arbitrary: rare, weight: 1 });
+const flag = mostly(fc.constant(false), fc.constant(true));
+const names = (maxLength: number) => fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength });
+const allowList = mostly(fc.constant(null), fc.subarray(NAMES));
+const packs = () => fc.uniqueArray(fc.constantFrom(...PACK_NAMES), { maxLength: 5 });
+const access = mostly(fc.constantFrom("constrained", "full"), fc.constantFrom("none", "read_only"));
+const approval = fc.constantFrom("never", "per_session", "per_action" as const);
+const profile = fc.constantFrom("permissive", "standard", "strict" as const);
+const root = fc.constantFrom("/work", "/work/a", "rel");
+const limits = {
+  max_iterations: fc.integer({ min: 1, max: 1000 }),
+  max_tool_calls_per_turn: fc.integer({ min: 1, max: 10_000 }),
+  max_tokens_per_turn: fc.integer({ min: 1, max: 10_000_000 }),
+  max_spawn_depth: fc.integer({ min: 0, max: 4 }),
+};
+const partial = <T extends Record<string, fc.Arbitrary<unknown>>>(model: T) =>
+  fc.record(model, { requiredKeys: [] });
+
+const randomTypeArb: fc.Arbitrary<AgentType> = fc
+  .record({
+    name: fc.constantFrom("worker", "helper", "a-1"),
+    description: fc.string({ maxLength: 10 }),
+    control_flow: mostly(fc.constant("iterating"), fc.constant("single_shot")),
+    include_history: fc.boolean(),
+    model: fc.option(fc.constantFrom("sim/demo", "openai/gpt-4.1-mini")),
+    system_prompt: fc.string({ maxLength: 10 }),
+    reply_via: fc.constantFrom("text", "send_message" as const),
+    tools: fc.record({
+      packs: packs(),
+      include: names(8),
+      allow: allowList,
+      deny: names(3),
+      access,
+      approval,
+    }),
+    memory: fc.record({
+      depth: fc.constantFrom("stateless", "session", "persistent", "learning" as const),
+      blocks: fc.constant([]),
+      archival: fc.boolean(),
+      conversation_search: fc.boolean(),
+    }),
+    limits: fc.record(limits),
+    heartbeats: fc.boolean(),
+    isolation: fc.record({ read_only: flag, workspace_root: fc.option(root) }),
+    policy_profile: profile,
+    intent_required: flag,
+    final_answer_at_limit: fc.boolean(),
+    verify: fc.constant(null),
+  })
+  .map((type) => AgentType.parse(type));
+
+/** A built-in type as registered, or a random one over the built-in tools and packs. */
+const typeArb = fc.oneof(fc.constantFrom(...registry.list()), randomTypeArb);
+
+const overridesArb: fc.Arbitrary<AgentOverrides> = partial({
+  model: fc.constantFrom("sim/other", "ollama/qwen3:8b"),
+  system_prompt: fc.string({ maxLength: 10 }),
+  tools: partial({
+    packs: packs(),
+    include: names(8),
+    allow: allowList,
+    deny: names(3),
+    access,
+    approval,
+  }),
+  memory: partial({ archival: fc.boolean(), conversation_search: fc.boolean() }),
+  limits: partial(limits),
+  heartbeats: fc.boolean(),
+  isolation: partial({ read_only: flag, workspace_root: fc.option(root) }),
+  policy_profile: profile,
+  intent_required: flag,
+}).map((overrides) => AgentOverrides.parse(overrides));
+
+interface Agent {
+  type: AgentType;
+  overrides: AgentOverrides;
+  capabilities: EffectiveCapabilities;
+}
+
+const agent = (type: AgentType, overrides: AgentOverrides): Agent => ({
+  type,
+  overrides,
+  capabilities: effectiveCapabilities(type, overrides, catalogue),
+});
+const offeredNames = (caps: EffectiveCapabilities) => caps.offered.map((tool) => tool.name);
+const accessRank = (level: ToolAccess) => TOOL_ACCESS_ORDER.indexOf(level);
+const approvalRank = (policy: AgentType["tools"]["approval"]) => APPROVAL_ORDER.indexOf(policy);
+const profileRank = (level: PolicyProfile) => PolicyProfile.options.indexOf(level);
+function builtin(name: string): AgentType {
+  const type = registry.get(name);
+  if (!type) throw new Error(`no built-in type '${name}'`);
+  return type;
+}
+
+/** What the parent denies by name: the deny lists, and the allow lists (`null`: no list). */
+function deniedBy(parent: Agent): { deny: Set<string>; allows: (readonly string[])[] } {
+  const own = parent.overrides.tools ?? {};
+  const allows = [parent.type.tools.allow, own.allow ?? null].filter((list) => list !== null);
+  return { deny: new Set([...parent.type.tools.deny, ...(own.deny ?? [])]), allows };
+}
+
+/** The parent's own approval policy, before the profile and the tool's risk are applied. */
+const parentApproval = (parent: Agent) =>
+  stricterApproval(parent.type.tools.approval, parent.overrides.tools?.approval ?? "never");
+
+/** Runs a property over a random parent (type and overrides) and a random child type. */
+function forTriples(check: (parent: Agent, child: Agent) => void): void {
+  fc.assert(
+    fc.property(typeArb, overridesArb, typeArb, (parentType, parentOverrides, childType) => {
+      const parent = agent(parentType, parentOverrides);
+      check(parent, agent(childType, childOverrides(parent)));
+    }),
+    RUNS,
+  );
+}
+
+describe("childOverrides (properties)", () => {
+  it("offers the child no tool its parent's type or overrides deny", () => {
+    forTriples((parent, child) => {
+      const { deny } = deniedBy(parent);
+      for (const name of offeredNames(child.capabilities)) expect(deny.has(name)).toBe(false);
+    });
+  });
+
+  it("offers the child no tool outside its parent's allow lists", () => {
+    forTriples((parent, child) => {
+      const { allows } = deniedBy(parent);
+      for (const name of offeredNames(child.capabilities)) {
+        for (const allow of allows) expect(allow).toContain(name);
+      }
+    });
+  });
+
+  it("gives the child no wider access than its parent, and read-only isolation if the parent has it", () => {
+    forTriples((parent, child) => {
+      const caps = child.capabilities;
+      const parentCaps = parent.capabilities;
+      expect(accessRank(caps.access)).toBeLessThanOrEqual(accessRank(parentCaps.access));
+      for (const tool of caps.offered) {
+        expect(RISKS_BY_ACCESS[parentCaps.access]).toContain(tool.risk);
+        if (parentCaps.isolation.read_only) expect(tool.risk).toBe("read");
+      }
+      if (parentCaps.isolation.read_only) expect(caps.isolation.read_only).toBe(true);
+    });
+  });
+
+  it("asks approval of every tool the child is offered at least as often as the parent would", () => {
+    forTriples((parent, child) => {
+      const policy = parentApproval(parent);
+      const parentProfile = parent.capabilities.policy_profile;
+      expect(profileRank(child.capabilities.policy_profile)).toBeGreaterThanOrEqual(
+        profileRank(parentProfile),
+      );
+      for (const grant of child.capabilities.offered) {
+        const tool = catalogue.tools.get(grant.name);
+        expect(tool).toBeDefined();
+        if (!tool) continue;
+        expect(approvalRank(grant.approval)).toBeGreaterThanOrEqual(
+          approvalRank(approvalFor(tool, policy, parentProfile)),
+        );
+      }
+    });
+  });
+
+  it("lets the child spawn one level less than its parent and keeps its other limits", () => {
+    forTriples((parent, child) => {
+      const below = Math.max(0, parent.capabilities.limits.max_spawn_depth - 1);
+      const own = child.type.limits;
+      expect(child.capabilities.limits).toEqual({
+        ...own,
+        max_spawn_depth: Math.min(own.max_spawn_depth, below),
+      });
+    });
+  });
+
+  it("requires intent of the child when the parent requires it", () => {
+    forTriples((parent, child) => {
+      if (parent.capabilities.intent_required) {
+        expect(child.capabilities.intent_required).toBe(true);
+      }
+    });
+  });
+
+  it("leaves the child its own model, prompt, memory and workspace", () => {
+    forTriples((_parent, child) => {
+      const { model, system_prompt, memory, heartbeats, isolation } = child.overrides;
+      expect({ model, system_prompt, memory, heartbeats }).toEqual({});
+      expect(isolation?.workspace_root).toBeUndefined();
+      const alone = effectiveCapabilities(child.type, {}, catalogue);
+      expect(child.capabilities.model).toBe(alone.model);
+      expect(child.capabilities.memory).toEqual(alone.memory);
+      expect(child.capabilities.heartbeats).toBe(alone.heartbeats);
+      expect(child.capabilities.isolation.workspace_root).toBe(alone.isolation.workspace_root);
+    });
+  });
+
+  it("withholds from the child only what the parent denies, not what it does not offer", () => {
+    forTriples((parent, child) => {
+      const { deny, allows } = deniedBy(parent);
+      const parentCaps = parent.capabilities;
+      const offered = new Set(offeredNames(child.capabilities));
+      for (const tool of effectiveCapabilities(child.type, {}, catalogue).offered) {
+        const denied =
+          deny.has(tool.name) ||
+          allows.some((allow) => !allow.includes(tool.name)) ||
+          !RISKS_BY_ACCESS[parentCaps.access].includes(tool.risk) ||
+          (parentCaps.isolation.read_only && tool.risk !== "read");
+        expect(offered.has(tool.name)).toBe(!denied);
+      }
+    });
+  });
+
+  it("makes valid AgentOverrides", () => {
+    forTriples((_parent, child) => {
+      expect(AgentOverrides.parse(child.overrides)).toEqual(child.overrides);
+    });
+  });
+
+  it("narrowing twice changes nothing more: a grandchild never gets what the child's policy withholds", () => {
+    fc.assert(
+      fc.property(
+        typeArb,
+        overridesArb,
+        typeArb,
+        typeArb,
+        (parentType, parentOverrides, childType, grandchildType) => {
+          const parent = agent(parentType, parentOverrides);
+          const child = agent(childType, childOverrides(parent));
+          const once = agent(grandchildType, child.overrides).capabilities;
+          const twice = agent(grandchildType, childOverrides(child)).capabilities;
+          expectNoWider(twice, once);
+          const { deny, allows } = deniedBy(parent);
+          for (const name of offeredNames(twice)) {
+            expect(deny.has(name)).toBe(false);
+            for (const allow of allows) expect(allow).toContain(name);
+          }
+          expect(twice.limits.max_spawn_depth).toBeLessThanOrEqual(
+            Math.max(0, child.capabilities.limits.max_spawn_depth - 1),
+          );
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("narrowing a child of the parent's own type again changes only the spawn depth", () => {
+    fc.assert(
+      fc.property(typeArb, overridesArb, (type, overrides) => {
+        const parent = agent(type, overrides);
+        const once = childOverrides(parent);
+        const twice = childOverrides(agent(type, once));
+        const depth = parent.capabilities.limits.max_spawn_depth;
+        expect(once.limits?.max_spawn_depth).toBe(Math.max(0, depth - 1));
+        expect(twice).toEqual({ ...once, limits: { max_spawn_depth: Math.max(0, depth - 2) } });
+      }),
+      RUNS,
+    );
+  });
+});
+
+/** Every way `narrow` could be wider than `wide`: tools, access, approvals, switches, depth. */
+function expectNoWider(narrow: EffectiveCapabilities, wide: EffectiveCapabilities): void {
+  const grants = new Map(wide.offered.map((tool) => [tool.name, tool]));
+  for (const tool of narrow.offered) {
+    const wider = grants.get(tool.name);
+    expect(wider).toBeDefined();
+    if (wider)
+      expect(approvalRank(tool.approval)).toBeGreaterThanOrEqual(approvalRank(wider.approval));
+  }
+  expect(accessRank(narrow.access)).toBeLessThanOrEqual(accessRank(wide.access));
+  expect(profileRank(narrow.policy_profile)).toBeGreaterThanOrEqual(
+    profileRank(wide.policy_profile),
+  );
+  if (wide.isolation.read_only) expect(narrow.isolation.read_only).toBe(true);
+  if (wide.intent_required) expect(narrow.intent_required).toBe(true);
+  expect(narrow.limits.max_spawn_depth).toBeLessThanOrEqual(wide.limits.max_spawn_depth);
+}
+
+describe("childOverrides (examples)", () => {
+  it("gives an orchestrator's researcher child its web and file tools", () => {
+    const [orchestrator, researcher] = [builtin("orchestrator"), builtin("researcher")];
+    const overrides = childOverrides(agent(orchestrator, {}));
+    expect(overrides).toEqual({ limits: { max_spawn_depth: 1 } });
+    expect(offeredNames(effectiveCapabilities(researcher, overrides, catalogue))).toEqual(
+      offeredNames(effectiveCapabilities(researcher, {}, catalogue)),
+    );
+  });
+
+  it("holds a developer child of a verifier to read-only, strict, and no further spawning", () => {
+    const [verifier, developer] = [builtin("verifier"), builtin("developer")];
+    const caps = effectiveCapabilities(developer, childOverrides(agent(verifier, {})), catalogue);
+    expect(caps.isolation.read_only).toBe(true);
+    expect(caps.offered.every((tool) => tool.risk === "read")).toBe(true);
+    expect(caps.policy_profile).toBe("strict");
+    expect(caps.limits.max_spawn_depth).toBe(0);
+    expect(offeredNames(caps)).not.toContain("shell");
+  });
+});
