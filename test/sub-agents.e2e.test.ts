@@ -297,6 +297,7 @@ describe("the verifier gate", () => {
 
 async function listRuns(agentId: string, order: "asc" | "desc" = "asc") {
   const res = await fetch(`${server?.url}/v1/runs/?agent_id=${agentId}&order=${order}`);
+  if (!res.ok) throw new Error(`GET /v1/runs/: ${res.status} ${await res.text()}`);
   return (await res.json()) as {
     id: string;
     status: string;

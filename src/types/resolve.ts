@@ -44,7 +44,11 @@ export function resolveAgentTypes(
     const verifier = source.draft.verify?.with;
     if (verifier !== undefined && !byName.has(verifier)) {
       const known = [...byName.keys()].join(", ");
-      fail(source, ["verify", "with"], `verify with unknown type '${verifier}'; known types: ${known}`);
+      fail(
+        source,
+        ["verify", "with"],
+        `verify with unknown type '${verifier}'; known types: ${known}`,
+      );
     }
   }
   const chains = new Map<string, DraftSource[]>();

@@ -85,7 +85,7 @@ await Promise.all(
   agentIds.map(async (agentId, i) => {
     for (let k = await firstMissing(agentId, i); k < messageCount; k += 1) {
       const otid = `otid-${i}-${k}`;
-      await runtime.sendMessage(agentId, { content: `fact ${i}-${k}`, otid });
+      await runtime.send(agentId, { content: `fact ${i}-${k}`, otid });
       out(`ack ${agentId} ${otid}`);
     }
   }),

@@ -65,19 +65,18 @@ const remove = createRoute({
   responses: { 200: json(z.object({}), "Deleted"), ...AGENT_ERRORS },
 });
 
-const ChildNodeSchema: z.ZodType = z.lazy(() =>
-  z.object({
-    id: z.string(),
-    name: z.string(),
-    agent_type: z.string(),
-    status: z.string(),
-    task_run: z
-      .object({ id: z.string(), status: z.string(), stop_reason: z.string().nullable() })
-      .nullable(),
-    created_at: z.string(),
-    children: z.array(ChildNodeSchema),
-  }),
-);
+/** A sub-agent; `children` holds nodes of the same shape (OpenAPI cannot name the recursion). */
+const ChildNodeSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  agent_type: z.string(),
+  status: z.string(),
+  task_run: z
+    .object({ id: z.string(), status: z.string(), stop_reason: z.string().nullable() })
+    .nullable(),
+  created_at: z.string(),
+  children: z.array(z.unknown()),
+});
 
 const children = createRoute({
   method: "get",
@@ -106,7 +105,12 @@ export function agentRoutes(app: OpenAPIHono<AppEnv>, agents: AgentService): voi
     return c.json(await agents.update(c.get("projectId"), agent_id, c.req.valid("json")), 200);
   });
   app.openapi(children, async (c) =>
-    c.json(await agents.children(c.get("projectId"), c.req.valid("param").agent_id), 200),
+    c.json(
+      (await agents.children(c.get("projectId"), c.req.valid("param").agent_id)) as z.infer<
+        typeof ChildNodeSchema
+      >[],
+      200,
+    ),
   );
   app.openapi(remove, async (c) => {
     await agents.delete(c.get("projectId"), c.req.valid("param").agent_id);

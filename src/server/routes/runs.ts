@@ -28,7 +28,7 @@ const get = createRoute({
 
 const list = createRoute({
   method: "get",
-  path: "/v1/runs/",
+  path: "/v1/runs",
   tags: ["runs"],
   summary: "Runs of the project, newest first; filter by `agent_id`, `active`, `statuses`",
   request: { query: RunListQuery },
