@@ -66,3 +66,19 @@ export class AgentEvents {
     });
   }
 }
+
+/**
+ * A turn's event callback that publishes to `events` under the agent and its run. A new turn's
+ * first event is its input message, which names the new run; later events belong to it.
+ */
+export function publisherFor(
+  events: AgentEvents,
+  agentId: string,
+  runId: string | null,
+): (event: LoopEvent) => void {
+  let current = runId;
+  return (event) => {
+    if (event.type === "message" && event.message.run_id) current = event.message.run_id;
+    events.publish({ ...event, agentId, runId: current });
+  };
+}

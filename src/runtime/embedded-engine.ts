@@ -1,7 +1,6 @@
 import {
   cancelTurn,
   deliverChildResults,
-  type LoopDeps,
   resumeSession,
   sendUserMessage,
   submitApprovals,
@@ -10,17 +9,23 @@ import {
 } from "../agent/run-turn.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { applyBlockEdit, type BlockEdit } from "../memory/block-edit.js";
-import { type AgentChange, StaleChangeError } from "../records/agent-change.js";
+import { type AgentChange, applyAgentChange } from "../records/agent-change.js";
 import type { AgentRecord } from "../records/agent-record.js";
 import type { CoreBlock } from "../records/memory-records.js";
 import type { ApprovalDecision } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
 import { type Activation, loadActivation, reloadActivation } from "./activation.js";
-import { type AgentEventListener, AgentEvents } from "./agent-events.js";
+import { type AgentEventListener, AgentEvents, publisherFor } from "./agent-events.js";
 import { childSpawner } from "./child-spawner.js";
 import { Dispatcher } from "./dispatcher.js";
 import type { Engine, MessageInput, ResumeFailure, RunOutcome, SendOptions } from "./engine.js";
-import { finishedOutcome, PendingApprovalError, storedOutcome, withMaxSteps } from "./outcomes.js";
+import {
+  finishedOutcome,
+  refuseWhileApprovalPending,
+  stoppedForCaller,
+  storedOutcome,
+  withMaxSteps,
+} from "./outcomes.js";
 import { SessionMover } from "./session-mover.js";
 import { type AwaitedChild, approvalsBelow, childProgress, childTasks } from "./sub-agents.js";
 import { TimerLoop } from "./timer-loop.js";
@@ -73,7 +78,10 @@ export class EmbeddedEngine implements Engine {
       this.#dispatcher.submit(timer.agent_id, (activation) => this.#onTimer(activation)),
     );
     this.#turns = new Turns(options, this.#timers, {
-      extras: (activation) => this.#depsExtras(activation),
+      extras: (activation) => ({
+        onEvent: publisherFor(this.#events, activation.record.id, activation.state.run_id),
+        children: childSpawner(activation, options),
+      }),
       settled: (activation, result) => void this.#settle(activation, result, false),
     });
     this.#sessions = new SessionMover(options, this.#dispatcher, this.#turns, this.#timers);
@@ -105,7 +113,7 @@ export class EmbeddedEngine implements Engine {
           if (seen) return { kind: "duplicate" as const, runId: seen.id };
         }
         const { state } = activation;
-        await this.#refuseWhileApprovalPending(agentId, state);
+        await refuseWhileApprovalPending(this.options.store, agentId, state);
         if (state.phase === "awaiting_children" && state.run_id) {
           // The run in progress sleeps until its children end: this message queues behind it.
           return { kind: "queued" as const, wake: this.#events.nextStop(agentId, state.run_id) };
@@ -167,21 +175,15 @@ export class EmbeddedEngine implements Engine {
   }
 
   async awaitRun(agentId: string, runId: string): Promise<RunOutcome> {
+    const { store } = this.options;
     const controller = new AbortController();
     const stop = this.#events.nextStop(agentId, runId, controller.signal);
-    const run = await this.options.store.getRun(runId);
-    if (!run || run.agent_id !== agentId) {
+    try {
+      if (!(await stoppedForCaller(store, agentId, runId))) await stop;
+    } finally {
       controller.abort();
-      throw new NotFoundError("run", runId);
     }
-    const session = await this.options.store.loadSession(agentId);
-    const waiting =
-      run.status === "running" &&
-      !(session?.run_id === runId && session.phase === "awaiting_approval");
-    if (waiting && !(session?.run_id === runId && (await this.#approvalsWait(agentId)))) {
-      await stop;
-    } else controller.abort();
-    return storedOutcome(this.options.store, agentId, runId);
+    return storedOutcome(store, agentId, runId);
   }
 
   async cancel(agentId: string): Promise<boolean> {
@@ -226,18 +228,7 @@ export class EmbeddedEngine implements Engine {
       await this.#turns.ensureFresh(activation);
       const record = await this.options.store.getAgent(agentId);
       if (!record) throw new NotFoundError("agent", agentId);
-      if (
-        change.expectUpdatedAtMs !== undefined &&
-        record.updated_at_ms !== change.expectUpdatedAtMs
-      ) {
-        throw new StaleChangeError(`agent ${agentId} changed meanwhile; read it again and retry`);
-      }
-      const { expectUpdatedAtMs: _expected, ...fields } = change;
-      const updated = {
-        ...record,
-        ...fields,
-        updated_at_ms: Math.max(this.options.clock.now(), record.updated_at_ms + 1),
-      };
+      const updated = applyAgentChange(record, change, this.options.clock.now());
       await this.options.store.updateAgent(updated);
       await reloadActivation(activation, this.options);
       return updated;
@@ -267,20 +258,6 @@ export class EmbeddedEngine implements Engine {
     this.#stopping = true;
     this.#timers.stop();
     await this.#dispatcher.shutdown();
-  }
-
-  /** What a turn of this activation needs besides the engine's parts: events and spawning. */
-  #depsExtras(activation: Activation): Pick<LoopDeps, "onEvent" | "children"> {
-    const agentId = activation.record.id;
-    let runId = activation.state.run_id;
-    return {
-      onEvent: (event) => {
-        // A new turn's first event is its input message, which names the new run.
-        if (event.type === "message" && event.message.run_id) runId = event.message.run_id;
-        this.#events.publish({ ...event, agentId, runId });
-      },
-      children: childSpawner(activation, this.options),
-    };
   }
 
   /**
@@ -392,24 +369,6 @@ export class EmbeddedEngine implements Engine {
     });
     if (errors.length > 0) throw new ValidationError("invalid approvals", errors);
     await Promise.all([...byAgent].map(([owner, answers]) => this.approve(owner, answers)));
-  }
-
-  /** Letta's 409 for a new message while an approval waits: the agent's own or one below. */
-  async #refuseWhileApprovalPending(agentId: string, state: SessionState): Promise<void> {
-    if (state.phase === "awaiting_approval") {
-      const waiting = state.pending.filter((c) => c.status === "awaiting_approval");
-      throw new PendingApprovalError(waiting.map((c) => c.tool_call.tool_call_id));
-    }
-    if (state.phase === "awaiting_children") {
-      const below = await approvalsBelow(this.options.store, agentId);
-      if (below.length > 0) {
-        throw new PendingApprovalError(below.map((a) => a.message.tool_call.tool_call_id));
-      }
-    }
-  }
-
-  async #approvalsWait(agentId: string): Promise<boolean> {
-    return (await approvalsBelow(this.options.store, agentId)).length > 0;
   }
 
   async #onTimer(activation: Activation): Promise<void> {

@@ -1,6 +1,7 @@
 import type { TurnAgent, TurnResult } from "../agent/run-turn.js";
-import { ConflictError } from "../core/errors.js";
+import { ConflictError, NotFoundError } from "../core/errors.js";
 import type { StopReason } from "../records/messages.js";
+import type { SessionState } from "../records/session-state.js";
 import type { Store } from "../storage/store.js";
 import type { RunOutcome } from "./engine.js";
 import { approvalsBelow } from "./sub-agents.js";
@@ -73,4 +74,40 @@ export function withMaxSteps(agent: TurnAgent, maxSteps: number | undefined): Tu
     limits: { ...limits, max_iterations: maxSteps },
   };
   return { ...agent, config: { ...agent.config, capabilities } };
+}
+
+/** Letta's 409 for a new message while an approval waits: the agent's own, or one below it. */
+export async function refuseWhileApprovalPending(
+  store: Store,
+  agentId: string,
+  state: SessionState,
+): Promise<void> {
+  if (state.phase === "awaiting_approval") {
+    const waiting = state.pending.filter((c) => c.status === "awaiting_approval");
+    throw new PendingApprovalError(waiting.map((c) => c.tool_call.tool_call_id));
+  }
+  if (state.phase === "awaiting_children") {
+    const below = await approvalsBelow(store, agentId);
+    if (below.length > 0) {
+      throw new PendingApprovalError(below.map((a) => a.message.tool_call.tool_call_id));
+    }
+  }
+}
+
+/**
+ * Whether run `runId` has stopped for its caller: it ended, or it waits for an approval (its
+ * agent's own, or one below it). A NotFoundError if the agent has no such run.
+ */
+export async function stoppedForCaller(
+  store: Store,
+  agentId: string,
+  runId: string,
+): Promise<boolean> {
+  const run = await store.getRun(runId);
+  if (!run || run.agent_id !== agentId) throw new NotFoundError("run", runId);
+  if (run.status !== "running") return true;
+  const session = await store.loadSession(agentId);
+  if (session?.run_id !== runId) return false;
+  if (session.phase === "awaiting_approval") return true;
+  return session.phase === "awaiting_children" && (await approvalsBelow(store, agentId)).length > 0;
 }

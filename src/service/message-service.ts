@@ -4,8 +4,7 @@ import type { AgentMessage, StopReason } from "../records/messages.js";
 import type { Usage } from "../records/session-state.js";
 import type { AgentEvent } from "../runtime/agent-events.js";
 import type { RunOutcome, SendOptions } from "../runtime/engine.js";
-import { PendingApprovalError } from "../runtime/outcomes.js";
-import { approvalsBelow } from "../runtime/sub-agents.js";
+import { refuseWhileApprovalPending } from "../runtime/outcomes.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 import { lettaMessages } from "./letta-views.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
@@ -125,15 +124,7 @@ export class MessageService {
     await requireAgent(this.ctx, projectId, agentId);
     if (inputOf(body).kind === "approvals") return;
     const session = await this.ctx.store.loadSession(agentId);
-    if (session?.phase === "awaiting_approval") {
-      const waiting = session.pending.filter((c) => c.status === "awaiting_approval");
-      throw new PendingApprovalError(waiting.map((c) => c.tool_call.tool_call_id));
-    }
-    if (session?.phase === "awaiting_children") {
-      const below = await approvalsBelow(this.ctx.store, agentId);
-      if (below.length > 0)
-        throw new PendingApprovalError(below.map((a) => a.message.tool_call.tool_call_id));
-    }
+    if (session) await refuseWhileApprovalPending(this.ctx.store, agentId, session);
   }
 
   async list(projectId: string, agentId: string, query: ListQuery): Promise<AgentMessage[]> {
