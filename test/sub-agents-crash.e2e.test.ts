@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServer, stopServer } from "./cli.js";
+import { runCli, startServer, stopServer } from "./cli.js";
 import { startFakeOpenAiServer } from "./fake-openai-server.js";
 import { providerEnv, read, say, spawnAll } from "./support/fake-agents.js";
 import { tempDir } from "./support/temp-dirs.js";
@@ -84,6 +84,12 @@ describe("kill -9 while a sub-agent runs", () => {
     }[];
     expect(tree).toMatchObject([{ status: "idle", task_run: { status: "completed" } }]);
     expect(workerCalls).toBe(2);
+    const shown = runCli(["agents", "tree", boss.id, "--url", second.url]);
+    expect(shown.status).toBe(0);
+    expect(shown.stdout.trim().split("\n")).toEqual([
+      boss.id,
+      expect.stringMatching(/^└─ \S+ \[worker\] idle, task completed \(end_turn\) {2}agent-/),
+    ]);
     await provider.close();
   }, 60_000);
 });

@@ -119,13 +119,26 @@ describe("sub-agents through the HTTP API", () => {
       return say(`writer said: ${r.toolResults.at(-1)?.split("\n")[1]}`);
     });
     const boss = await create(client, "boss");
-    const asked = await client.agents.messages.create(boss.id, {
+    const chunks: { message_type?: string; agent_id?: string; stop_reason?: string }[] = [];
+    const stream = await client.agents.messages.create(boss.id, {
       messages: [{ role: "user", content: "delegate" }],
+      streaming: true,
     });
-    expect(asked.stop_reason.stop_reason).toBe("requires_approval");
+    for await (const chunk of stream) chunks.push(chunk as (typeof chunks)[number]);
     const [child] = await spawned(client);
-    const request = asked.messages.find((m) => m.message_type === "approval_request_message");
-    expect(request).toMatchObject({ agent_id: child?.id, tool_call: { name: "memory_insert" } });
+    // The parent's own stream shows the child's request, naming the child, and stops there.
+    const streamed = chunks.find((c) => c.message_type === "approval_request_message");
+    expect(streamed).toMatchObject({ agent_id: child?.id, tool_call: { name: "memory_insert" } });
+    expect(chunks.find((c) => c.message_type === "stop_reason")).toMatchObject({
+      stop_reason: "requires_approval",
+    });
+    // The run is not over: it waits for the answer.
+    const runId = (
+      chunks.find((c) => c.message_type === "tool_call_message") as { run_id?: string }
+    ).run_id;
+    const asked = await fetch(`${server?.url}/v1/runs/${runId}`).then((r) => r.json());
+    expect(asked).toMatchObject({ status: "running" });
+    const request = streamed;
 
     // A new message to the parent meanwhile is Letta's 409, not a second run.
     await expect(
