@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { formatTree } from "./agents-tree.js";
+import { type ChildNode, formatTree } from "./agents-tree.js";
 
-const node = (name: string, status: string, children = [] as ReturnType<typeof leaf>[]) => ({
+const node = (name: string, status: string, children: ChildNode[] = []): ChildNode => ({
   id: `agent-${name}`,
   name,
   agent_type: "worker",
@@ -10,7 +10,7 @@ const node = (name: string, status: string, children = [] as ReturnType<typeof l
     status === "idle" ? { id: "run-1", status: "completed", stop_reason: "end_turn" } : null,
   children,
 });
-const leaf = (name: string) => node(name, "idle");
+const leaf = (name: string): ChildNode => node(name, "idle");
 
 describe("holdfast agents tree", () => {
   it("draws each sub-agent under its parent with its status and how its task ended", () => {

@@ -9,7 +9,7 @@ import {
   withServerOptions,
 } from "./http-client.js";
 
-interface ChildNode {
+export interface ChildNode {
   id: string;
   name: string;
   agent_type: string;
