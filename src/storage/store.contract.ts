@@ -9,6 +9,7 @@ import {
   userMessage,
 } from "./contract/fixtures.js";
 import { historyCases } from "./contract/history-cases.js";
+import { runCases } from "./contract/run-cases.js";
 import { stateCases } from "./contract/state-cases.js";
 import type { Store } from "./store.js";
 
@@ -59,5 +60,6 @@ export function storeContract(
     agentCases(t);
     historyCases(t);
     stateCases(t, options);
+    runCases(t);
   });
 }
