@@ -188,6 +188,28 @@ describe("sub-agents through the HTTP API", () => {
     expect(provider?.requests.filter((q) => read(q).model === "boss-model")).toHaveLength(1);
   });
 
+  it("a parent whose child is deleted meanwhile hears so, and goes on", async () => {
+    const client = await start((request) => {
+      const r = read(request);
+      if (r.model === "worker-model") return say("never", 60_000);
+      return r.lastRole === "user"
+        ? spawnAll("worker", ["slow"])
+        : say(`boss heard: ${r.toolResults.at(-1)}`);
+    });
+    const boss = await create(client, "boss");
+    const pending = client.agents.messages.create(boss.id, {
+      messages: [{ role: "user", content: "go" }],
+    });
+    await until(async () => (provider?.requests.length ?? 0) >= 2);
+    const [child] = await spawned(client);
+    await client.agents.delete(child?.id ?? "");
+    const response = await pending;
+    expect(response.stop_reason.stop_reason).toBe("end_turn");
+    // Deleting cancels the child first; whichever the parent sees first, it is told and goes on.
+    const heard = (response.messages.at(-1) as { content?: string }).content ?? "";
+    expect(heard).toMatch(/^boss heard: .*(was deleted before it answered|stopped with cancelled)/);
+  });
+
   it("queues a user's message to a child behind the task its parent gave it", async () => {
     const client = await start((request) => {
       const r = read(request);

@@ -1,13 +1,12 @@
 import {
   cancelTurn,
-  deliverChildResults,
   resumeSession,
   sendUserMessage,
   submitApprovals,
   type TurnResult,
   wakeFromPause,
 } from "../agent/run-turn.js";
-import { NotFoundError, ValidationError } from "../core/errors.js";
+import { NotFoundError } from "../core/errors.js";
 import { applyBlockEdit, type BlockEdit } from "../memory/block-edit.js";
 import { type AgentChange, applyAgentChange } from "../records/agent-change.js";
 import type { AgentRecord } from "../records/agent-record.js";
@@ -20,23 +19,16 @@ import { childSpawner } from "./child-spawner.js";
 import { Dispatcher } from "./dispatcher.js";
 import type { Engine, MessageInput, ResumeFailure, RunOutcome, SendOptions } from "./engine.js";
 import {
-  finishedOutcome,
   refuseWhileApprovalPending,
   stoppedForCaller,
   storedOutcome,
   withMaxSteps,
 } from "./outcomes.js";
 import { SessionMover } from "./session-mover.js";
-import { type AwaitedChild, approvalsBelow, childProgress, childTasks } from "./sub-agents.js";
+import { type Settled, SubAgentDriver } from "./sub-agent-driver.js";
+import { childTasks } from "./sub-agents.js";
 import { TimerLoop } from "./timer-loop.js";
 import { type EngineOptions, Turns } from "./turns.js";
-
-/** How a job on an agent left its run: stopped for the caller, or sleeping for its children. */
-type Settled =
-  | { kind: "stopped"; outcome: RunOutcome }
-  | { kind: "sleeping"; runId: string; wake: Promise<unknown> };
-
-const RETRY_MS = 1_000;
 
 /**
  * The embedded engine: agents as virtual actors in this process over a store. Every operation
@@ -53,9 +45,7 @@ export class EmbeddedEngine implements Engine {
   readonly #sessions: SessionMover;
   /** The activations alive now, for cancel, which must not wait in the mailbox. */
   readonly #live = new Map<string, Activation>();
-  /** Children's tasks on their way to a child's mailbox, so a task is never queued twice. */
-  readonly #delivering = new Set<string>();
-  #stopping = false;
+  readonly #family: SubAgentDriver;
 
   constructor(private readonly options: EngineOptions) {
     this.#dispatcher = new Dispatcher<Activation>({
@@ -82,7 +72,15 @@ export class EmbeddedEngine implements Engine {
         onEvent: publisherFor(this.#events, activation.record.id, activation.state.run_id),
         children: childSpawner(activation, options),
       }),
-      settled: (activation, result) => void this.#settle(activation, result, false),
+      settled: (activation, result) => void this.#family.settle(activation, result, false),
+    });
+    this.#family = new SubAgentDriver({
+      options,
+      dispatcher: this.#dispatcher,
+      turns: this.#turns,
+      events: this.#events,
+      send: (agentId, input) => this.send(agentId, input),
+      approve: (agentId, decisions) => this.approve(agentId, decisions),
     });
     this.#sessions = new SessionMover(options, this.#dispatcher, this.#turns, this.#timers);
   }
@@ -95,7 +93,9 @@ export class EmbeddedEngine implements Engine {
     this.#timers.start();
     const interrupted = await this.options.store.interruptedSessions();
     const recovered = await Promise.allSettled(
-      interrupted.map((agentId) => this.#dispatcher.submit(agentId, (a) => this.#recover(a))),
+      interrupted.map((agentId) =>
+        this.#dispatcher.submit(agentId, (a) => this.#recover(a, false)),
+      ),
     );
     // One agent that cannot resume (its type was removed, say) must not keep the rest down;
     // it resumes when it is next used, and the caller reports it.
@@ -123,7 +123,7 @@ export class EmbeddedEngine implements Engine {
         const result = await this.#turns.run(activation, (deps) =>
           sendUserMessage(turn, activation.state, message, deps),
         );
-        return this.#settle(activation, result, true);
+        return this.#family.settle(activation, result, true);
       });
       if (job.kind === "queued") {
         await job.wake;
@@ -155,21 +155,21 @@ export class EmbeddedEngine implements Engine {
       const result = await this.#turns.run(activation, (deps) =>
         submitApprovals(turn, activation.state, decisions, deps),
       );
-      return this.#settle(activation, result, true);
+      return this.#family.settle(activation, result, true);
     });
     // A parent that sleeps passes each answer to the sub-agent that asked.
-    if (job.kind === "sleeping") await this.#answerBelow(agentId, decisions);
+    if (job.kind === "sleeping") await this.#family.answerBelow(agentId, decisions);
     return this.#outcome(agentId, job);
   }
 
   async resume(agentId: string): Promise<RunOutcome> {
     const job = await this.#dispatcher.submit(agentId, async (activation) => {
-      const recovered = await this.#recover(activation);
+      const recovered = await this.#recover(activation, true);
       if (recovered) return recovered;
       const result = await this.#turns.run(activation, (deps) =>
         resumeSession(activation.agent, activation.state, deps),
       );
-      return this.#settle(activation, result, true);
+      return this.#family.settle(activation, result, true);
     });
     return this.#outcome(agentId, job);
   }
@@ -204,7 +204,7 @@ export class EmbeddedEngine implements Engine {
       const result = await this.#turns.run(activation, (deps) =>
         cancelTurn(activation.agent, activation.state, deps),
       );
-      this.#settle(activation, result, false);
+      this.#family.settle(activation, result, false);
     });
     await Promise.all(
       childTasks(state).map((child) => this.cancel(child.childId).catch(() => false)),
@@ -246,8 +246,12 @@ export class EmbeddedEngine implements Engine {
     });
   }
 
-  async forget(agentId: string): Promise<void> {
+  async deleteAgent(agentId: string): Promise<boolean> {
+    const record = await this.options.store.getAgent(agentId);
     await this.cancel(agentId);
+    const deleted = await this.options.store.deleteAgent(agentId);
+    if (deleted && record?.parent_id) this.#family.tellParent(record.parent_id);
+    return deleted;
   }
 
   subscribe(agentId: string, listener: AgentEventListener): () => void {
@@ -255,25 +259,9 @@ export class EmbeddedEngine implements Engine {
   }
 
   async shutdown(): Promise<void> {
-    this.#stopping = true;
+    this.#family.stop();
     this.#timers.stop();
     await this.#dispatcher.shutdown();
-  }
-
-  /**
-   * After a turn: a run that sleeps for its children gets them going; a child whose run stopped
-   * tells its parent. With `wait`, a sleeping run also gives the caller a promise of its stop.
-   */
-  #settle(activation: Activation, result: TurnResult, wait: boolean): Settled {
-    const agentId = activation.record.id;
-    const { state } = result;
-    if (state.phase === "awaiting_children" && state.run_id) {
-      const wake = wait ? this.#events.nextStop(agentId, state.run_id) : Promise.resolve();
-      for (const child of childTasks(state)) this.#deliver(agentId, child);
-      return { kind: "sleeping", runId: state.run_id, wake };
-    }
-    if (activation.record.parent_id) this.#tellParent(activation.record.parent_id);
-    return { kind: "stopped", outcome: finishedOutcome(result) };
   }
 
   async #outcome(agentId: string, settled: Settled): Promise<RunOutcome> {
@@ -282,93 +270,10 @@ export class EmbeddedEngine implements Engine {
     return storedOutcome(this.options.store, agentId, settled.runId);
   }
 
-  /** Sends a child its task (at most one on its way); the child's stop wakes the parent. */
-  #deliver(parentId: string, child: AwaitedChild): void {
-    if (this.#delivering.has(child.key) || this.#stopping) return;
-    this.#delivering.add(child.key);
-    this.send(child.childId, { content: child.prompt, otid: child.key })
-      .then(
-        // A task it had run before: its stop told nobody, so tell the parent now.
-        (outcome) => (outcome.duplicate ? this.#tellParent(parentId) : undefined),
-        () => this.#later(() => this.#tellParent(parentId)),
-      )
-      .finally(() => this.#delivering.delete(child.key));
-  }
-
-  /** Asks a parent to look at its children again (in its mailbox); retried if that fails. */
-  #tellParent(parentId: string): void {
-    if (this.#stopping) return;
-    this.#dispatcher
-      .submit(parentId, (activation) => this.#collect(activation))
-      .catch(() => this.#later(() => this.#tellParent(parentId)));
-  }
-
-  #later(work: () => void): void {
-    if (this.#stopping) return;
-    this.options.clock.sleep(RETRY_MS).then(work, () => undefined);
-  }
-
-  /**
-   * A sleeping parent takes in the answers of children whose runs ended and runs on once none is
-   * left; children that never got their task get it; approvals waiting below are shown to its
-   * caller as its own stop, and passed up to its parent.
-   */
-  async #collect(activation: Activation): Promise<Settled | null> {
-    await this.#turns.ensureFresh(activation);
-    const { state } = activation;
-    if (state.phase !== "awaiting_children" || !state.run_id) return null;
-    const agentId = activation.record.id;
-    const { ready, undelivered } = await childProgress(this.options.store, state);
-    for (const child of undelivered) this.#deliver(agentId, child);
-    if (ready.length > 0) {
-      const result = await this.#turns.run(activation, (deps) =>
-        deliverChildResults(activation.agent, activation.state, ready, deps),
-      );
-      return this.#settle(activation, result, true);
-    }
-    const approvals = await approvalsBelow(this.options.store, agentId);
-    if (approvals.length > 0) {
-      const runId = state.run_id;
-      for (const { agentId: from, message } of approvals) {
-        this.#events.publish({ type: "message", message, agentId, runId, from });
-      }
-      this.#events.publish({ type: "stop", stop_reason: "requires_approval", agentId, runId });
-      this.#events.publish({ type: "usage", usage: state.usage, agentId, runId });
-      if (activation.record.parent_id) this.#tellParent(activation.record.parent_id);
-    }
-    return {
-      kind: "sleeping",
-      runId: state.run_id,
-      wake: this.#events.nextStop(agentId, state.run_id),
-    };
-  }
-
   /** An interrupted turn finishes; a sleeping one re-drives its children. Null if neither. */
-  async #recover(activation: Activation): Promise<Settled | null> {
+  async #recover(activation: Activation, wait: boolean): Promise<Settled | null> {
     await this.#turns.finishInterrupted(activation);
-    return this.#collect(activation);
-  }
-
-  /** Passes each decision to the sub-agent below whose approval it answers. */
-  async #answerBelow(agentId: string, decisions: readonly ApprovalDecision[]): Promise<void> {
-    const owners = new Map(
-      (await approvalsBelow(this.options.store, agentId)).map((a) => [
-        a.message.tool_call.tool_call_id,
-        a.agentId,
-      ]),
-    );
-    const byAgent = new Map<string, ApprovalDecision[]>();
-    const errors = decisions.flatMap((decision, i) => {
-      const owner = owners.get(decision.tool_call_id);
-      if (!owner) {
-        const message = `no approval is pending for '${decision.tool_call_id}'`;
-        return [{ path: `approvals.${i}.tool_call_id`, message }];
-      }
-      byAgent.set(owner, [...(byAgent.get(owner) ?? []), decision]);
-      return [];
-    });
-    if (errors.length > 0) throw new ValidationError("invalid approvals", errors);
-    await Promise.all([...byAgent].map(([owner, answers]) => this.approve(owner, answers)));
+    return this.#family.collect(activation, wait);
   }
 
   async #onTimer(activation: Activation): Promise<void> {
@@ -385,7 +290,7 @@ export class EmbeddedEngine implements Engine {
         resumeSession(activation.agent, state, deps),
       );
     }
-    if (result) this.#settle(activation, result, false);
+    if (result) this.#family.settle(activation, result, false);
     // Whatever happened, the stored timers now match the session (cleared if none is due).
     await this.#timers.schedule(activation.record.id, activation.state);
   }

@@ -83,8 +83,11 @@ export interface Engine {
   updateAgent(agentId: string, change: AgentChange): Promise<AgentRecord>;
   /** Edits the agent's core blocks between its turns (a turn commits whole blocks). */
   editBlocks(agentId: string, edit: BlockEdit): Promise<CoreBlock[]>;
-  /** Stops what the agent does before it is deleted. */
-  forget(agentId: string): Promise<void>;
+  /**
+   * Stops what the agent does (its sub-agents' runs too) and deletes it with everything it has;
+   * a parent waiting for it is told. False if there was no such agent.
+   */
+  deleteAgent(agentId: string): Promise<boolean>;
 
   /** Every event of the agent as it happens; returns the unsubscribe function. */
   subscribe(agentId: string, listener: AgentEventListener): () => void;

@@ -56,10 +56,16 @@ export async function childProgress(
   const ready: { index: number; result: ToolResult }[] = [];
   const undelivered: AwaitedChild[] = [];
   for (const child of childTasks(state)) {
-    const run = await store.findRunByKey(child.childId, child.key);
-    if (!run) undelivered.push(child);
+    const [record, run] = await Promise.all([
+      store.getAgent(child.childId),
+      store.findRunByKey(child.childId, child.key),
+    ]);
+    if (!record) {
+      // Deleted while its parent waited: the parent hears so instead of waiting for ever.
+      const output = `sub-agent ${child.childId} was deleted before it answered`;
+      ready.push({ index: child.index, result: { status: "error", output } });
+    } else if (!run) undelivered.push(child);
     else if (run.status !== "running") {
-      const record = await store.getAgent(child.childId);
       const messages = await store.listRunMessages(run.id);
       const result =
         child.index === VERDICT
@@ -67,7 +73,7 @@ export async function childProgress(
               status: succeeded(run) ? ("success" as const) : ("error" as const),
               output: finalAnswer(messages),
             }
-          : childResult(record?.agent_type, child.childId, run, messages);
+          : childResult(record.agent_type, child.childId, run, messages);
       ready.push({ index: child.index, result });
     }
   }
@@ -76,12 +82,12 @@ export async function childProgress(
 
 /** A child's answer as its parent's tool result: its final words, and how its run ended. */
 export function childResult(
-  type: string | undefined,
+  type: string,
   childId: string,
   run: RunRecord,
   messages: readonly AgentMessage[],
 ): ToolResult {
-  const head = `${type ?? "sub-agent"} (${childId}) stopped with ${run.stop_reason ?? run.status}`;
+  const head = `${type} (${childId}) stopped with ${run.stop_reason ?? run.status}`;
   const output = `${head}:\n${finalAnswer(messages)}`;
   return succeeded(run) ? { status: "success", output } : { status: "error", output };
 }

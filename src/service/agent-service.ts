@@ -79,8 +79,7 @@ export class AgentService {
 
   async delete(projectId: string, agentId: string): Promise<void> {
     await requireAgent(this.ctx, projectId, agentId);
-    await this.ctx.engine.forget(agentId);
-    await this.ctx.store.deleteAgent(agentId);
+    await this.ctx.engine.deleteAgent(agentId);
   }
 }
 

@@ -100,11 +100,7 @@ function operation(world: SimWorld, random: Random, log: WorkloadLog, now: () =>
   if (roll < 0.87) {
     return async () => {
       log.deleted.add(agent);
-      await outcome(
-        world,
-        `delete ${agent}`,
-        world.runtime.forget(agent).then(() => world.store.deleteAgent(agent)),
-      );
+      await outcome(world, `delete ${agent}`, world.runtime.deleteAgent(agent));
     };
   }
   if (roll < 0.9) return () => updateAgent(world, agent);

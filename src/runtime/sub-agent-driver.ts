@@ -1,0 +1,166 @@
+import { deliverChildResults, type TurnResult } from "../agent/run-turn.js";
+import { HoldfastError, ValidationError } from "../core/errors.js";
+import type { ApprovalDecision } from "../records/messages.js";
+import type { Activation } from "./activation.js";
+import type { AgentEvents } from "./agent-events.js";
+import type { Dispatcher } from "./dispatcher.js";
+import type { MessageInput, RunOutcome } from "./engine.js";
+import { finishedOutcome } from "./outcomes.js";
+import { type AwaitedChild, approvalsBelow, childProgress, childTasks } from "./sub-agents.js";
+import type { EngineOptions, Turns } from "./turns.js";
+
+/** How a job on an agent left its run: stopped for the caller, or sleeping for its children. */
+export type Settled =
+  | { kind: "stopped"; outcome: RunOutcome }
+  | { kind: "sleeping"; runId: string; wake: Promise<unknown> };
+
+/** What the driver uses of its engine. */
+export interface DriverParts {
+  readonly options: EngineOptions;
+  readonly dispatcher: Dispatcher<Activation>;
+  readonly turns: Turns;
+  readonly events: AgentEvents;
+  send(agentId: string, input: MessageInput): Promise<RunOutcome>;
+  approve(agentId: string, decisions: readonly ApprovalDecision[]): Promise<RunOutcome>;
+}
+
+const RETRY_MS = 1_000;
+
+/**
+ * Moves parents and their sub-agents along: a parent that sleeps gets its children's tasks
+ * delivered, a child whose run stops wakes its parent, and a woken parent takes in the answers
+ * of children whose runs ended. Every step reads committed state and is safe to repeat, so a
+ * crash between any two of them loses and duplicates nothing; a restart repeats what is left.
+ */
+export class SubAgentDriver {
+  /** Children's tasks on their way to a child's mailbox, so a task is never queued twice. */
+  readonly #delivering = new Set<string>();
+  #stopping = false;
+
+  constructor(private readonly parts: DriverParts) {}
+
+  stop(): void {
+    this.#stopping = true;
+  }
+
+  /**
+   * After a turn: a run that sleeps for its children gets them going; a child whose run stopped
+   * tells its parent. With `wait`, a sleeping run also gives the caller a promise of its stop.
+   */
+  settle(activation: Activation, result: TurnResult, wait: boolean): Settled {
+    const agentId = activation.record.id;
+    const { state } = result;
+    if (state.phase === "awaiting_children" && state.run_id) {
+      const wake = wait ? this.parts.events.nextStop(agentId, state.run_id) : Promise.resolve();
+      for (const child of childTasks(state)) this.#deliver(agentId, child);
+      return { kind: "sleeping", runId: state.run_id, wake };
+    }
+    if (activation.record.parent_id) this.tellParent(activation.record.parent_id);
+    return { kind: "stopped", outcome: finishedOutcome(result) };
+  }
+
+  /**
+   * A sleeping parent takes in the answers of children whose runs ended and runs on once none is
+   * left; children that never got their task get it; approvals waiting below are shown to its
+   * caller as its own stop, and passed up to its parent. Null if the agent does not sleep.
+   */
+  async collect(activation: Activation, wait: boolean): Promise<Settled | null> {
+    const { turns, options, events } = this.parts;
+    await turns.ensureFresh(activation);
+    const { state } = activation;
+    if (state.phase !== "awaiting_children" || !state.run_id) return null;
+    const agentId = activation.record.id;
+    const { ready, undelivered } = await childProgress(options.store, state);
+    for (const child of undelivered) this.#deliver(agentId, child);
+    if (ready.length > 0) {
+      const result = await turns.run(activation, (deps) =>
+        deliverChildResults(activation.agent, activation.state, ready, deps),
+      );
+      return this.settle(activation, result, wait);
+    }
+    const runId = state.run_id;
+    const approvals = await approvalsBelow(options.store, agentId);
+    if (approvals.length > 0) {
+      for (const { agentId: from, message } of approvals) {
+        events.publish({ type: "message", message, agentId, runId, from });
+      }
+      events.publish({ type: "stop", stop_reason: "requires_approval", agentId, runId });
+      events.publish({ type: "usage", usage: state.usage, agentId, runId });
+      if (activation.record.parent_id) this.tellParent(activation.record.parent_id);
+    }
+    const wake = wait ? events.nextStop(agentId, runId) : Promise.resolve();
+    return { kind: "sleeping", runId, wake };
+  }
+
+  /** Passes each decision to the sub-agent below whose approval it answers. */
+  async answerBelow(agentId: string, decisions: readonly ApprovalDecision[]): Promise<void> {
+    const below = await approvalsBelow(this.parts.options.store, agentId);
+    const owners = new Map(below.map((a) => [a.message.tool_call.tool_call_id, a.agentId]));
+    const byAgent = new Map<string, ApprovalDecision[]>();
+    const errors = decisions.flatMap((decision, i) => {
+      const owner = owners.get(decision.tool_call_id);
+      if (!owner) {
+        const message = `no approval is pending for '${decision.tool_call_id}'`;
+        return [{ path: `approvals.${i}.tool_call_id`, message }];
+      }
+      byAgent.set(owner, [...(byAgent.get(owner) ?? []), decision]);
+      return [];
+    });
+    if (errors.length > 0) throw new ValidationError("invalid approvals", errors);
+    await Promise.all([...byAgent].map(([owner, answers]) => this.parts.approve(owner, answers)));
+  }
+
+  /** Sends a child its task (at most one on its way); the child's stop wakes the parent. */
+  #deliver(parentId: string, child: AwaitedChild): void {
+    if (this.#delivering.has(child.key) || this.#stopping) return;
+    this.#delivering.add(child.key);
+    this.parts
+      .send(child.childId, { content: child.prompt, otid: child.key })
+      .then(
+        // A task it had run before: its stop told nobody, so tell the parent now.
+        (outcome) => (outcome.duplicate ? this.tellParent(parentId) : undefined),
+        (error: unknown) =>
+          // A child that can never take its task (its type was removed, say) is an error
+          // answer for the parent; anything else (a busy store) is tried again.
+          error instanceof HoldfastError && !error.retryable
+            ? this.#failChild(parentId, child, error.message)
+            : this.#later(() => this.tellParent(parentId)),
+      )
+      .finally(() => this.#delivering.delete(child.key));
+  }
+
+  /** Asks a parent to look at its children again (in its mailbox); retried if that fails. */
+  tellParent(parentId: string): void {
+    if (this.#stopping) return;
+    this.parts.dispatcher
+      .submit(parentId, (activation) => this.collect(activation, false))
+      .catch(() => this.#later(() => this.tellParent(parentId)));
+  }
+
+  /** Answers the parent's call for `child` with an error: the child could not take its task. */
+  #failChild(parentId: string, child: AwaitedChild, why: string): void {
+    if (this.#stopping) return;
+    const output = `sub-agent ${child.childId} could not take its task: ${why}`;
+    this.parts.dispatcher
+      .submit(parentId, async (activation) => {
+        await this.parts.turns.ensureFresh(activation);
+        const waiting = childTasks(activation.state).some((c) => c.key === child.key);
+        if (activation.state.phase !== "awaiting_children" || !waiting) return;
+        const result = await this.parts.turns.run(activation, (deps) =>
+          deliverChildResults(
+            activation.agent,
+            activation.state,
+            [{ index: child.index, result: { status: "error", output } }],
+            deps,
+          ),
+        );
+        this.settle(activation, result, false);
+      })
+      .catch(() => this.#later(() => this.#failChild(parentId, child, why)));
+  }
+
+  #later(work: () => void): void {
+    if (this.#stopping) return;
+    this.parts.options.clock.sleep(RETRY_MS).then(work, () => undefined);
+  }
+}
