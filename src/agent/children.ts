@@ -1,5 +1,9 @@
 import type { SessionState } from "../records/session-state.js";
-import type { Applied } from "./apply.js";
+import type { ToolResult } from "../tools/tool.js";
+import { type Applied, applyToolResult } from "./apply.js";
+import type { LoopConfig } from "./loop-config.js";
+import type { MessageStamp } from "./message-factory.js";
+import { applyVerdict, VERDICT, verifierAtWork } from "./verify.js";
 
 /** What one spawn call asks for: a sub-agent of `agentType` on `prompt`. */
 export interface SpawnRequest {
@@ -36,4 +40,31 @@ export function awaitedChildren(state: SessionState): { index: number; childId: 
       ? [{ index, childId: call.child_agent_id }]
       : [],
   );
+}
+
+/**
+ * Records what sub-agents answered: each call's tool return, or the verifier's verdict. The
+ * session keeps sleeping while any child is still out, and runs on once none is.
+ */
+export function applyChildResults(
+  state: SessionState,
+  results: readonly { index: number; result: ToolResult }[],
+  stamp: MessageStamp,
+  config: LoopConfig,
+): Applied {
+  let applied: Applied = { state, messages: [] };
+  for (const { index, result } of results) {
+    const open = index === VERDICT || applied.state.pending[index]?.status === "awaiting_child";
+    if (!open) continue;
+    const next =
+      index === VERDICT
+        ? applyVerdict(applied.state, result, stamp, config)
+        : applyToolResult(applied.state, index, result, stamp, config, true);
+    applied = { state: next.state, messages: [...applied.messages, ...next.messages] };
+  }
+  const waiting =
+    applied.state.pending.some((call) => call.status === "awaiting_child") ||
+    verifierAtWork(applied.state) !== null;
+  const phase = waiting ? ("awaiting_children" as const) : ("running" as const);
+  return { ...applied, state: { ...applied.state, phase } };
 }

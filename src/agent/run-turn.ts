@@ -7,16 +7,15 @@ import type { AgentMessage, ApprovalDecision, StopReason } from "../records/mess
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
 import type { TurnStore } from "../storage/turn-store.js";
 import type { ToolImplementation, ToolResult, Workspace } from "../tools/tool.js";
-import { type Applied, applyToolResult, closePending } from "./apply.js";
+import { type Applied, closePending } from "./apply.js";
 import { applyApprovalDecisions, expireApprovals } from "./approvals.js";
-import type { ChildSpawner } from "./children.js";
+import { applyChildResults, type ChildSpawner } from "./children.js";
 import { nextStep } from "./decide.js";
 import type { LoopEvent } from "./events.js";
 import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
 import { performStep } from "./perform-step.js";
-import { applyVerdict, VERDICT, verifierAtWork } from "./verify.js";
 
 /** The agent as one turn needs it. */
 export interface TurnAgent {
@@ -121,22 +120,8 @@ export async function deliverChildResults(
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const stamp = { runId: state.run_id, stepId: state.step_id, nowMs: deps.clock.now() };
-  let applied: Applied = { state, messages: [] };
-  for (const { index, result } of results) {
-    const open = index === VERDICT || applied.state.pending[index]?.status === "awaiting_child";
-    if (!open) continue;
-    const next =
-      index === VERDICT
-        ? applyVerdict(applied.state, result, stamp, agent.config)
-        : applyToolResult(applied.state, index, result, stamp, agent.config, true);
-    applied = { state: next.state, messages: [...applied.messages, ...next.messages] };
-  }
-  const waiting =
-    applied.state.pending.some((call) => call.status === "awaiting_child") ||
-    verifierAtWork(applied.state) !== null;
-  const phase = waiting ? "awaiting_children" : "running";
-  const next = await commit(ctx, { ...applied, state: { ...applied.state, phase } });
-  return waiting ? result(ctx, next) : runUntilStop(ctx, next);
+  const next = await commit(ctx, applyChildResults(state, results, stamp, agent.config));
+  return next.phase === "awaiting_children" ? result(ctx, next) : runUntilStop(ctx, next);
 }
 
 /** Ends a sleeping turn (waiting for children or an approval) as cancelled. */

@@ -14,9 +14,7 @@ export function wantsVerification(state: SessionState, config: LoopConfig): bool
   const gate = config.verify;
   if (!gate) return false;
   const v = state.verification;
-  return (
-    v === null || (v.passed === false && v.verifier_agent_id === null && v.rounds < gate.maxRounds)
-  );
+  return v === null || (!v.final && v.verifier_agent_id === null && v.rounds < gate.maxRounds);
 }
 
 /** The verifier of the round in progress, if one is working. */
@@ -49,6 +47,7 @@ export function applyVerifierStarted(state: SessionState, childId: string, task:
     verifier_task: task,
     passed: null,
     findings: before?.findings ?? [],
+    final: false,
   };
   return { state: { ...state, verification, stop_reason: null, after_tools: null }, messages: [] };
 }
@@ -62,6 +61,7 @@ export function applyVerifierUnavailable(state: SessionState, why: string): Appl
     verifier_task: null,
     passed: false,
     findings: [...(before?.findings ?? []), `no verifier could check the answer: ${why}`],
+    final: true,
   };
   return { state: { ...state, verification, stop_reason: "end_turn" }, messages: [] };
 }
@@ -81,9 +81,16 @@ export function applyVerdict(
   const text = verdict.output.trim();
   const passed = verdict.status === "success" && /^pass\b/i.test(text);
   const findings = passed ? v.findings : [...v.findings, text || "(the verifier said nothing)"];
-  const verification = { ...v, verifier_agent_id: null, verifier_task: null, passed, findings };
-  const last = v.rounds >= (config.verify?.maxRounds ?? 0);
-  if (passed || last) {
+  const final = passed || v.rounds >= (config.verify?.maxRounds ?? 0);
+  const verification = {
+    ...v,
+    verifier_agent_id: null,
+    verifier_task: null,
+    passed,
+    findings,
+    final,
+  };
+  if (final) {
     return { state: { ...state, verification, stop_reason: "end_turn" }, messages: [] };
   }
   const message = stampMessage(stamp, stepMessageId(stamp.stepId ?? "step-x", `v${v.rounds}`), {

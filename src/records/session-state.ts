@@ -45,6 +45,8 @@ export const Verification = z.object({
   passed: z.boolean().nullable(),
   /** What each failed round found, in order. */
   findings: z.array(z.string()),
+  /** No more rounds: the outcome stands (a pass, the last fail, or no verifier could run). */
+  final: z.boolean().default(false),
 });
 export type Verification = z.infer<typeof Verification>;
 
