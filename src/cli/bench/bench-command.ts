@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import type { fanOut } from "./fan-out.js";
 import type * as scenarios from "./scenarios.js";
 
 interface BenchOptions {
@@ -54,6 +55,8 @@ async function runScenario(name: string, quick: boolean): Promise<unknown> {
       return scenarios.checkpointCost(n(2000));
     case "startup":
       return scenarios.startupProbe();
+    case "fanout":
+      return (await import("./fan-out.js")).fanOut(n(200));
     default:
       throw new Error(`unknown scenario ${name}`);
   }
@@ -71,6 +74,7 @@ function runAll(quick: boolean) {
     idleAgents: inChild<Of<typeof scenarios.idleAgents>>("idle", quick),
     checkpoint: inChild<Of<typeof scenarios.checkpointCost>>("checkpoint", quick),
     startupToFirstTurnMs: inChild<number>("startup", quick),
+    fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
   };
 }
 
@@ -93,6 +97,19 @@ function printTable(r: ReturnType<typeof runAll>): void {
     ["RSS with 10k agents active (MB)", f(r.idleAgents.rssMbWithAllActive, 0)],
     ["checkpoint commit p50 / p99 ms", `${f(r.checkpoint.p50Ms, 3)} / ${f(r.checkpoint.p99Ms, 3)}`],
     ["start-up to first turn (ms)", f(r.startupToFirstTurnMs, 0)],
+    [
+      `fan-out: spawn call to all ${r.fanOut.width} children running p50 / p99 ms`,
+      `${f(r.fanOut.spawnToAllRunning.p50Ms)} / ${f(r.fanOut.spawnToAllRunning.p99Ms)}`,
+    ],
+    [
+      `fan-out turn (1 parent, ${r.fanOut.width} children) p50 / p99 ms`,
+      `${f(r.fanOut.fanOutTurn.p50Ms)} / ${f(r.fanOut.fanOutTurn.p99Ms)}`,
+    ],
+    [
+      `${r.fanOut.width} plain turns at once p50 / p99 ms`,
+      `${f(r.fanOut.plainTurnsAtOnce.p50Ms)} / ${f(r.fanOut.plainTurnsAtOnce.p99Ms)}`,
+    ],
+    ["fan-out turn / plain turns at once (p50)", f(r.fanOut.overheadRatioP50)],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);

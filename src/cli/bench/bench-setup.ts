@@ -2,7 +2,7 @@ import { z } from "zod";
 import { builtinConfig, type HoldfastConfig } from "../../config/config-file.js";
 import { systemClock } from "../../core/clock.js";
 import { randomIds } from "../../core/ids.js";
-import { createSimModel } from "../../llm/sim/sim-model.js";
+import { createSimModel, type SimScript } from "../../llm/sim/sim-model.js";
 import { EmbeddedEngine } from "../../runtime/embedded-engine.js";
 import { newAgent } from "../../runtime/new-agent.js";
 import type { Store } from "../../storage/store.js";
@@ -10,6 +10,7 @@ import { BUILTIN_PACKS, builtinToolCatalogue, createToolCatalogue } from "../../
 import { builtinToolImplementations } from "../../tools/registry.js";
 import { implementTool, success } from "../../tools/tool.js";
 import { defineTool } from "../../tools/tool-declaration.js";
+import type { AgentType } from "../../types/agent-type.js";
 import { AgentTypeRegistry } from "../../types/registry.js";
 
 /** The trivial read tool of the benchmark's turn shape. */
@@ -28,9 +29,12 @@ const lookupTool = implementTool(
  * The benchmark's world: a type that offers only `lookup`, and a sim model at zero latency that
  * answers every user message with one lookup call, then with final text.
  */
-export function benchRuntime(store: Store): {
+export function benchRuntime(
+  store: Store,
+  world: { types?: AgentType[]; script?: SimScript } = {},
+): {
   runtime: EmbeddedEngine;
-  createAgents(n: number): Promise<string[]>;
+  createAgents(n: number, typeName?: string): Promise<string[]>;
 } {
   const base = builtinConfig();
   const letta = base.registry.get("letta_v1_agent");
@@ -50,15 +54,17 @@ export function benchRuntime(store: Store): {
   const config: HoldfastConfig = {
     ...base,
     catalogue,
-    registry: new AgentTypeRegistry([benchType]),
+    registry: new AgentTypeRegistry([benchType, ...(world.types ?? [])]),
   };
   const tools = builtinToolImplementations();
   tools.set("lookup", lookupTool);
   const model = createSimModel({
-    script: (request, call) =>
-      request.messages.at(-1)?.role === "tool"
-        ? { text: "found it" }
-        : { toolCalls: [{ name: "lookup", args: { key: `k${call}` } }] },
+    script:
+      world.script ??
+      ((request, call) =>
+        request.messages.at(-1)?.role === "tool"
+          ? { text: "found it" }
+          : { toolCalls: [{ name: "lookup", args: { key: `k${call}` } }] }),
   });
   const runtime = new EmbeddedEngine({
     store,
@@ -71,10 +77,12 @@ export function benchRuntime(store: Store): {
     clock: systemClock,
     maxActivations: 100_000,
   });
-  const createAgents = async (n: number) => {
+  const createAgents = async (n: number, typeName = "bench") => {
+    const type = config.registry.get(typeName);
+    if (!type) throw new Error(`no bench type ${typeName}`);
     const ids: string[] = [];
     for (let i = 0; i < n; i += 1) {
-      const created = newAgent({ name: `bench-${i}`, type: benchType }, randomIds, Date.now());
+      const created = newAgent({ name: `bench-${i}`, type }, randomIds, Date.now());
       await store.createAgent(created);
       ids.push(created.agent.id);
     }
