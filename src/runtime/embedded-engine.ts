@@ -104,39 +104,39 @@ export class EmbeddedEngine implements Engine {
     );
   }
 
-  async send(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<RunOutcome> {
-    for (;;) {
-      const job = await this.#dispatcher.submit(agentId, async (activation) => {
-        await this.#turns.finishInterrupted(activation);
-        if (input.otid) {
-          const seen = await this.options.store.findRunByKey(agentId, input.otid);
-          if (seen) return { kind: "duplicate" as const, runId: seen.id };
-        }
-        const { state } = activation;
+  send(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<RunOutcome> {
+    const job = this.#dispatcher.submit(agentId, async (activation) => {
+      await this.#turns.finishInterrupted(activation);
+      if (input.otid) {
+        const seen = await this.options.store.findRunByKey(agentId, input.otid);
+        if (seen) return { kind: "duplicate" as const, runId: seen.id };
+      }
+      const { state } = activation;
+      // Only a waiting agent needs the store; an idle one starts at once (the common case).
+      if (state.phase !== "idle")
         await refuseWhileApprovalPending(this.options.store, agentId, state);
-        if (state.phase === "awaiting_children" && state.run_id) {
-          // The run in progress sleeps until its children end: this message queues behind it.
-          return { kind: "queued" as const, wake: this.#events.nextStop(agentId, state.run_id) };
-        }
-        const turn = withMaxSteps(activation.agent, options.maxSteps);
-        const message = { ...input, ...(options.runId ? { runId: options.runId } : {}) };
-        const result = await this.#turns.run(activation, (deps) =>
-          sendUserMessage(turn, activation.state, message, deps),
-        );
-        return this.#family.settle(activation, result, true);
-      });
-      if (job.kind === "queued") {
-        await job.wake;
-        continue;
+      if (state.phase === "awaiting_children" && state.run_id) {
+        // The run in progress sleeps until its children end: this message queues behind it.
+        return { kind: "queued" as const, wake: this.#events.nextStop(agentId, state.run_id) };
       }
-      if (job.kind === "duplicate") {
-        return {
-          ...(await storedOutcome(this.options.store, agentId, job.runId)),
-          duplicate: true,
-        };
+      const turn = withMaxSteps(activation.agent, options.maxSteps);
+      const message = { ...input, ...(options.runId ? { runId: options.runId } : {}) };
+      const result = await this.#turns.run(activation, (deps) =>
+        sendUserMessage(turn, activation.state, message, deps),
+      );
+      return this.#family.settle(activation, result, true);
+    });
+    // The common case (the run ended in this job) answers without another hop.
+    return job.then(async (done) => {
+      if (done.kind === "stopped") return done.outcome;
+      if (done.kind === "sleeping") return this.#outcome(agentId, done);
+      if (done.kind === "duplicate") {
+        const stored = await storedOutcome(this.options.store, agentId, done.runId);
+        return { ...stored, duplicate: true };
       }
-      return this.#outcome(agentId, job);
-    }
+      await done.wake;
+      return this.send(agentId, input, options);
+    });
   }
 
   async approve(
