@@ -73,6 +73,7 @@ export class EmbeddedEngine implements Engine {
         children: childSpawner(activation, options),
       }),
       settled: (activation, result) => void this.#family.settle(activation, result, false),
+      failed: (activation) => this.#family.failed(activation),
     });
     this.#family = new SubAgentDriver({
       options,

@@ -66,7 +66,9 @@ export class SubAgentDriver {
    */
   async collect(activation: Activation, wait: boolean): Promise<Settled | null> {
     const { turns, options, events } = this.parts;
-    await turns.ensureFresh(activation);
+    // A turn a failure interrupted (a child's, say, carrying on with its own children's
+    // answers) finishes first: nothing else would ever resume it before a restart.
+    await turns.finishInterrupted(activation);
     const { state } = activation;
     if (state.phase !== "awaiting_children" || !state.run_id) return null;
     const agentId = activation.record.id;
@@ -87,9 +89,28 @@ export class SubAgentDriver {
       events.publish({ type: "stop", stop_reason: "requires_approval", agentId, runId });
       events.publish({ type: "usage", usage: state.usage, agentId, runId });
       if (activation.record.parent_id) this.tellParent(activation.record.parent_id);
+      // The run has stopped for its caller just now: there is nothing more to wait for.
+      return { kind: "sleeping", runId, wake: Promise.resolve() };
     }
     const wake = wait ? events.nextStop(agentId, runId) : Promise.resolve();
     return { kind: "sleeping", runId, wake };
+  }
+
+  /**
+   * A sub-agent's turn failed part-way: nobody may ask it anything again (its parent only
+   * waits), so it carries its interrupted turn on by itself a moment later.
+   */
+  failed(activation: Activation): void {
+    const parentId = activation.record.parent_id;
+    if (!parentId) return;
+    const agentId = activation.record.id;
+    this.#later(() => {
+      this.parts.dispatcher.submit(agentId, (again) => this.collect(again, false)).then(
+        // The failure may have come after the run ended (a timer write): the parent looks again.
+        () => this.tellParent(parentId),
+        (error: unknown) => (terminal(error) ? undefined : this.failed(activation)),
+      );
+    });
   }
 
   /** Passes each decision to the sub-agent below whose approval it answers. */
@@ -121,10 +142,11 @@ export class SubAgentDriver {
         (outcome) => (outcome.duplicate ? this.tellParent(parentId) : undefined),
         (error: unknown) =>
           // A child that can never take its task (its type was removed, say) is an error
-          // answer for the parent; anything else (a busy store) is tried again.
-          error instanceof HoldfastError && !error.retryable
-            ? this.#failChild(parentId, child, error.message)
-            : this.#later(() => this.tellParent(parentId)),
+          // answer for the parent; anything else (a failed store write) is delivered again,
+          // which first finishes the child's interrupted turn and is answered from its run.
+          terminal(error)
+            ? this.#failChild(parentId, child, (error as Error).message)
+            : this.#later(() => this.#deliver(parentId, child)),
       )
       .finally(() => this.#delivering.delete(child.key));
   }
@@ -164,3 +186,6 @@ export class SubAgentDriver {
     this.parts.options.clock.sleep(RETRY_MS).then(work, () => undefined);
   }
 }
+
+/** An error that will not go away by trying again (a deleted agent, a removed type). */
+const terminal = (error: unknown) => error instanceof HoldfastError && !error.retryable;

@@ -18,6 +18,8 @@ export interface EngineOptions extends ActivationSources {
 export interface TurnHooks {
   extras(activation: Activation): Pick<LoopDeps, "onEvent" | "children">;
   settled(activation: Activation, result: TurnResult): void;
+  /** A turn failed part-way (a store write failed, say); what it committed stands. */
+  failed(activation: Activation): void;
 }
 
 /**
@@ -60,6 +62,7 @@ export class Turns {
       // What was committed is the truth; the next operation reloads it before anything else.
       // (Reloading here could fail too, and a stale state would then run steps again.)
       activation.stale = true;
+      this.hooks.failed(activation);
       throw error;
     } finally {
       activation.controller = null;

@@ -1,6 +1,7 @@
 import { checkToolCall, effectiveCapabilities } from "../types/capabilities.js";
 import { AgentOverrides } from "../types/overrides.js";
 import type { SimWorld } from "./sim-world.js";
+import { spawnInvariants } from "./spawn-invariants.js";
 import type { WorkloadLog } from "./workload.js";
 
 const VALID_IDLE_PHASES = new Set(["idle", "paused", "awaiting_approval"]);
@@ -55,6 +56,8 @@ export async function checkInvariants(world: SimWorld, log: WorkloadLog): Promis
     }
   }
   violations.push(...(await forbiddenExecutions(world, log)));
+  const roots = [...log.agents.keys()].filter((id) => !log.deleted.has(id));
+  violations.push(...(await spawnInvariants(world, roots)));
   return violations;
 }
 
@@ -63,8 +66,9 @@ async function forbiddenExecutions(world: SimWorld, log: WorkloadLog): Promise<s
   const out: string[] = [];
   const { catalogue, registry } = world.config;
   for (const { agentId, tool } of world.executed) {
-    const typeName = log.agents.get(agentId);
+    // Sub-agents are not in the log: their type is on their record.
     const record = await world.disk.getAgent(agentId);
+    const typeName = log.agents.get(agentId) ?? record?.agent_type;
     const type = typeName ? registry.get(typeName) : undefined;
     if (!type) continue;
     const overrides = AgentOverrides.parse(record?.overrides ?? {});

@@ -1,7 +1,13 @@
 import { forkRandom } from "../core/random.js";
 import { checkInvariants } from "./invariants.js";
 import { SimWorld, type WorldOptions } from "./sim-world.js";
-import { errorCode, runWorkload, type WorkloadLog, type WorkloadShape } from "./workload.js";
+import {
+  approveAll,
+  errorCode,
+  runWorkload,
+  type WorkloadLog,
+  type WorkloadShape,
+} from "./workload.js";
 
 export interface SeedResult {
   seed: number;
@@ -53,23 +59,12 @@ async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
   for (let round = 0; round < 20; round += 1) {
     world.clock.advance(25 * 60 * 60_000);
     const live = [...log.agents.keys()].filter((id) => !log.deleted.has(id));
-    for (const agentId of live) {
-      const state = await world.drive(world.runtime.session(agentId));
-      if (state.status !== "fulfilled") continue;
-      const waiting = state.value.pending.filter((c) => c.status === "awaiting_approval");
-      if (waiting.length > 0) {
-        const decisions = waiting.map((c) => ({
-          tool_call_id: c.tool_call.tool_call_id,
-          approve: true,
-          reason: null,
-        }));
-        await world.drive(world.runtime.approve(agentId, decisions));
-      }
-    }
+    let waiting = false;
+    for (const agentId of live) waiting = (await settle(world, agentId)) || waiting;
     const unacked = [...log.messages.values()].filter(
       (m) => m.ackedAt === null && !log.deleted.has(m.agentId),
     );
-    if (unacked.length === 0) break;
+    if (unacked.length === 0 && !waiting) break;
     for (const m of unacked) {
       const sent = await world.drive(
         world.runtime.send(m.agentId, { content: `message ${m.otid}`, otid: m.otid }),
@@ -81,4 +76,20 @@ async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
     }
   }
   await world.drive(world.runtime.shutdown());
+}
+
+/**
+ * Lets an agent's run that waits for sub-agents stop (they run, fault-free, until they end or
+ * ask for an approval), then answers every approval it or its sub-agents wait for. True if the
+ * agent was still waiting for something when this began.
+ */
+async function settle(world: SimWorld, agentId: string): Promise<boolean> {
+  const state = await world.drive(world.runtime.session(agentId));
+  if (state.status !== "fulfilled") return false;
+  const { phase, run_id: runId } = state.value;
+  if (phase === "awaiting_children" && runId) {
+    await world.drive(world.runtime.awaitRun(agentId, runId));
+  }
+  await world.drive(approveAll(world, agentId, true));
+  return phase === "awaiting_children" || phase === "awaiting_approval";
 }

@@ -20,6 +20,7 @@ export function simScript(random: Random): SimScript {
       offered.has("send_message") ? call("send_message", { message: text }, false) : { text };
     const last = request.messages.at(-1);
     const roll = random.next();
+    if (offered.has("spawn_agent")) return orchestrate(random, roll, last?.role === "tool");
     if (last?.role === "tool")
       return roll < 0.15 && offered.has("sim_lookup")
         ? call("sim_lookup", { key: "again" }, true)
@@ -41,4 +42,17 @@ export function simScript(random: Random): SimScript {
       return call("read_file", { path: "notes.txt" }, true);
     return reply(`ok ${randomInt(random, 1, 1000)}`);
   };
+}
+
+const CHILD_TYPES = ["sim_agent", "sim_careful", "sim_boss"] as const;
+
+/** An orchestrator: one to three sub-agents of random types in one response, then an answer. */
+function orchestrate(random: Random, roll: number, heard: boolean): SimReply {
+  if (heard) return { text: `combined ${randomInt(random, 1, 1000)}` };
+  const count = roll < 0.5 ? 1 : randomInt(random, 2, 3);
+  const toolCalls = Array.from({ length: count }, (_, i) => ({
+    name: "spawn_agent",
+    args: { agent_type: CHILD_TYPES[randomInt(random, 0, 2)] ?? "sim_agent", prompt: `part ${i}` },
+  }));
+  return { toolCalls };
 }

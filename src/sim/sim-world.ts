@@ -55,6 +55,8 @@ export class SimWorld {
   store!: Store;
   generation = 0;
   #kill: () => void = () => {};
+  /** Rejects when the current process generation dies. */
+  #death: { promise: Promise<never>; reject: (error: Error) => void } = deathOf();
   #live = new Map<string, number>();
   #lastStep = new Map<string, { runId: string | null; steps: number }>();
 
@@ -81,6 +83,7 @@ export class SimWorld {
       crash: () => this.crash("crash after write"),
     });
     this.#kill = kill;
+    this.#death = deathOf();
     this.store = store;
     const model = withRetries(
       createSimModel({
@@ -124,7 +127,17 @@ export class SimWorld {
   /** The process dies: nothing of this generation touches the disk again. */
   crash(why: string): void {
     this.#kill();
+    this.#death.reject(new Error(`the process died (${why})`));
     this.log(`crash ${this.generation} (${why})`);
+  }
+
+  /**
+   * `work` as a client of this process generation sees it: if the process dies first, the
+   * client's connection is gone and the call fails (a run waiting for sub-agents would
+   * otherwise wait for events a dead process never sends).
+   */
+  alive<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.#death.promise]);
   }
 
   log(line: string): void {
@@ -209,15 +222,31 @@ export class SimWorld {
   }
 }
 
-/** The built-in types plus `sim_agent` (letta_v1 with the external sim_lookup tool). */
+/**
+ * The built-in types plus `sim_agent` (letta_v1 with the external sim_lookup tool),
+ * `sim_careful` (the same, asking before every side effect: approvals in sub-agents) and
+ * `sim_boss` (an orchestrator that spawns any of them, itself included, two levels deep).
+ */
 function simConfig(): HoldfastConfig {
   const base = builtinConfig();
   const letta = base.registry.get("letta_v1_agent");
-  if (!letta) throw new Error("letta_v1_agent missing");
+  const orchestrator = base.registry.get("orchestrator");
+  if (!letta || !orchestrator) throw new Error("letta_v1_agent or orchestrator missing");
   const simType = {
     ...letta,
     name: "sim_agent",
     tools: { ...letta.tools, include: ["sim_lookup"] },
+  };
+  const careful = {
+    ...simType,
+    name: "sim_careful",
+    tools: { ...simType.tools, approval: "per_action" as const },
+    policy_profile: "strict" as const,
+  };
+  const boss = {
+    ...orchestrator,
+    name: "sim_boss",
+    limits: { ...orchestrator.limits, max_spawn_depth: 2 },
   };
   const catalogue = createToolCatalogue(
     [...builtinToolCatalogue().tools.values(), simLookup],
@@ -226,6 +255,15 @@ function simConfig(): HoldfastConfig {
   return {
     ...base,
     catalogue,
-    registry: new AgentTypeRegistry([...base.registry.list(), simType]),
+    registry: new AgentTypeRegistry([...base.registry.list(), simType, careful, boss]),
   };
+}
+
+function deathOf(): { promise: Promise<never>; reject: (error: Error) => void } {
+  let reject: (error: Error) => void = () => {};
+  const promise = new Promise<never>((_, fail) => {
+    reject = fail;
+  });
+  promise.catch(() => undefined);
+  return { promise, reject };
 }

@@ -1,6 +1,7 @@
 import { pick, type Random, randomInt } from "../core/random.js";
 import { newAgent } from "../runtime/new-agent.js";
 import { PendingApprovalError } from "../runtime/outcomes.js";
+import { approvalsBelow } from "../runtime/sub-agents.js";
 import type { SimWorld } from "./sim-world.js";
 
 /** A message the simulated client sent: acknowledged once a send resolved. */
@@ -19,7 +20,7 @@ export interface WorkloadLog {
   messages: Map<string, SentMessage>;
 }
 
-const TYPES = ["memgpt_agent", "letta_v1_agent", "sim_agent", "verifier"] as const;
+const TYPES = ["memgpt_agent", "letta_v1_agent", "sim_agent", "verifier", "sim_boss"] as const;
 
 /**
  * Runs a seeded workload against the world: agents created and deleted, messages sent to one
@@ -146,7 +147,9 @@ async function send(
   const sent = log.messages.get(otid) ?? { otid, agentId, issuedAt: now(), ackedAt: null };
   log.messages.set(otid, sent);
   try {
-    const result = await world.runtime.send(agentId, { content: `message ${otid}`, otid });
+    const result = await world.alive(
+      world.runtime.send(agentId, { content: `message ${otid}`, otid }),
+    );
     if (sent.ackedAt === null) sent.ackedAt = now();
     world.log(`send ${otid} -> ${result.duplicate ? "duplicate" : result.stopReason}`);
   } catch (error) {
@@ -172,15 +175,24 @@ async function updateAgent(world: SimWorld, agentId: string): Promise<void> {
   await outcome(world, `update ${agentId}`, work);
 }
 
-async function approveAll(world: SimWorld, agentId: string, approve: boolean): Promise<void> {
+/** Answers what the agent waits for: its own approvals, or its sub-agents' (through it). */
+export async function approveAll(
+  world: SimWorld,
+  agentId: string,
+  approve: boolean,
+): Promise<void> {
   const state = await world.runtime.session(agentId).catch(() => null);
-  const waiting = state?.pending.filter((c) => c.status === "awaiting_approval") ?? [];
-  if (waiting.length === 0) return;
-  const decisions = waiting.map((c) => ({
-    tool_call_id: c.tool_call.tool_call_id,
-    approve,
-    reason: approve ? null : "no",
-  }));
+  const own = state?.pending.filter((c) => c.status === "awaiting_approval") ?? [];
+  const below =
+    state?.phase === "awaiting_children"
+      ? await approvalsBelow(world.store, agentId).catch(() => [])
+      : [];
+  const ids = [
+    ...own.map((c) => c.tool_call.tool_call_id),
+    ...below.map((a) => a.message.tool_call.tool_call_id),
+  ];
+  if (ids.length === 0) return;
+  const decisions = ids.map((id) => ({ tool_call_id: id, approve, reason: approve ? null : "no" }));
   await outcome(world, `approve ${agentId} ${approve}`, world.runtime.approve(agentId, decisions));
 }
 
@@ -196,7 +208,7 @@ async function transfer(world: SimWorld, from: string, to: string): Promise<void
 
 async function outcome(world: SimWorld, what: string, work: Promise<unknown>): Promise<void> {
   try {
-    await work;
+    await world.alive(work);
     world.log(`${what} -> ok`);
   } catch (error) {
     world.log(`${what} -> ${errorCode(error)}`);

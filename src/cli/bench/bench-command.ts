@@ -102,14 +102,23 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `${f(r.fanOut.spawnToAllRunning.p50Ms)} / ${f(r.fanOut.spawnToAllRunning.p99Ms)}`,
     ],
     [
+      "fan-out: spawn call to first child running p50 / p99 ms",
+      `${f(r.fanOut.spawnToFirstRunning.p50Ms)} / ${f(r.fanOut.spawnToFirstRunning.p99Ms)}`,
+    ],
+    [
       `fan-out turn (1 parent, ${r.fanOut.width} children) p50 / p99 ms`,
       `${f(r.fanOut.fanOutTurn.p50Ms)} / ${f(r.fanOut.fanOutTurn.p99Ms)}`,
     ],
+    ["fan-out turns/s (one at a time)", f(r.fanOut.fanOutTurn.perSecond, 0)],
     [
       `${r.fanOut.width} plain turns at once p50 / p99 ms`,
       `${f(r.fanOut.plainTurnsAtOnce.p50Ms)} / ${f(r.fanOut.plainTurnsAtOnce.p99Ms)}`,
     ],
-    ["fan-out turn / plain turns at once (p50)", f(r.fanOut.overheadRatioP50)],
+    [`${r.fanOut.width} plain turns at once, rounds/s`, f(r.fanOut.plainTurnsAtOnce.perSecond, 0)],
+    [
+      "fan-out turn / plain turns at once (p50 / p99)",
+      `${f(r.fanOut.overheadRatioP50)} / ${f(r.fanOut.overheadRatioP99)}`,
+    ],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);

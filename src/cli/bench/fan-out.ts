@@ -3,64 +3,68 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { builtinConfig } from "../../config/config-file.js";
-import type { SimScript } from "../../llm/sim/sim-model.js";
+import { assert } from "../../core/errors.js";
+import type { RunOutcome } from "../../runtime/engine.js";
 import { openSqliteStore } from "../../storage/sqlite/sqlite-store.js";
 import type { AgentType } from "../../types/agent-type.js";
 import { benchRuntime } from "./bench-setup.js";
-import { summarize, type Timings, timed } from "./measure.js";
+import { CHILD_TYPE, fanOutProbe } from "./fan-out-probe.js";
+import { summarize, type Timings } from "./measure.js";
+
+const PARENT_TYPE = "orchestrator";
 
 /**
- * One parent spawns `width` children in one model response; every model answers at once. Per
- * round: the time from the parent's spawn response to the last child's first model call (all
- * children running), the whole fan-out turn, and beside it `width` independent plain turns on
- * as many agents at once — the overhead of spawning is the difference.
+ * One parent (the built-in orchestrator) answers a user message with `width` spawn calls in one
+ * response; its children (built-in `qa_assistant`, no tools) answer at once, and the parent then
+ * gives its final text. Each round is one fan-out turn on a fresh parent, followed by `width`
+ * plain turns at once on as many warm agents of the children's type: the difference is what
+ * spawning costs. Rounds alternate so that both sides see the same JIT, cache and database
+ * size; the first ones warm up and are not counted. Parents are activated before their turn
+ * (cold activation has its own figure), children are not: making them is part of a fan-out.
  */
 export async function fanOut(rounds: number, width = 10) {
   const dir = mkdtempSync(join(tmpdir(), "holdfast-bench-"));
   const store = await openSqliteStore(join(dir, "bench.db"));
-  let spawnedAt = 0;
-  let lastChildStart = 0;
-  const script: SimScript = (request) => {
-    if (!request.tools.some((tool) => tool.name === "spawn_agent")) {
-      lastChildStart = performance.now();
-      return { text: "part done" };
-    }
-    if (request.messages.at(-1)?.role !== "user") return { text: "all parts done" };
-    spawnedAt = performance.now();
-    const args = (i: number) => ({ agent_type: "bench_child", prompt: `part ${i}` });
-    return {
-      toolCalls: Array.from({ length: width }, (_, i) => ({ name: "spawn_agent", args: args(i) })),
-    };
-  };
-  const { runtime, createAgents } = benchRuntime(store, { types: benchTypes(), script });
+  const probe = fanOutProbe(width);
+  const { runtime, createAgents } = benchRuntime(store, {
+    types: builtinTypes(PARENT_TYPE, CHILD_TYPE),
+    script: probe.script,
+  });
   try {
-    const toRunning: number[] = [];
+    const warmup = Math.max(2, Math.round(rounds / 10));
+    const parents = await createAgents(warmup + rounds, PARENT_TYPE);
+    const plain = await createAgents(width, CHILD_TYPE);
+    const toAll: number[] = [];
+    const toFirst: number[] = [];
     const fanTurns: number[] = [];
     const plainRounds: number[] = [];
-    const parents = await createAgents(rounds, "bench_parent");
-    const plain = await createAgents(width, "bench_child");
-    const start = performance.now();
-    for (const parent of parents) {
-      fanTurns.push(await timed(() => runtime.send(parent, { content: "split the work" })));
-      toRunning.push(lastChildStart - spawnedAt);
-    }
-    const fanTotal = performance.now() - start;
-    const plainStart = performance.now();
-    for (let i = 0; i < rounds; i += 1) {
-      plainRounds.push(
-        await timed(() => Promise.all(plain.map((id) => runtime.send(id, { content: `q ${i}` })))),
+    for (const [i, parent] of parents.entries()) {
+      await runtime.session(parent);
+      const fanMs = await timedRun(() => runtime.send(parent, { content: "split the work" }));
+      const round = probe.endRound();
+      if (process.env.QUIESCE === "session") await runtime.session(parent);
+      if (process.env.QUIESCE === "sleep") await new Promise((r) => setTimeout(r, 20));
+      const plainMs = await timedRun(() =>
+        Promise.all(plain.map((id) => runtime.send(id, { content: `question ${i}` }))),
       );
+      if (i < warmup) continue;
+      toAll.push(round.spawnToAllRunningMs);
+      toFirst.push(round.spawnToFirstRunningMs);
+      fanTurns.push(fanMs);
+      plainRounds.push(plainMs);
     }
-    const plainTotal = performance.now() - plainStart;
     await runtime.shutdown();
-    const fan: Timings = summarize(fanTurns, fanTotal);
-    const tenPlain: Timings = summarize(plainRounds, plainTotal);
+    const fan = byOwnTime(fanTurns);
+    const tenPlain = byOwnTime(plainRounds);
     return {
       width,
-      spawnToAllRunning: summarize(toRunning, fanTotal),
+      warmupRounds: warmup,
+      spawnToAllRunning: byOwnTime(toAll),
+      spawnToFirstRunning: byOwnTime(toFirst),
       fanOutTurn: fan,
       plainTurnsAtOnce: tenPlain,
       overheadRatioP50: fan.p50Ms / tenPlain.p50Ms,
+      overheadRatioP99: fan.p99Ms / tenPlain.p99Ms,
     };
   } finally {
     await store.close();
@@ -68,18 +72,31 @@ export async function fanOut(rounds: number, width = 10) {
   }
 }
 
-/** A parent that may spawn (one level) and a child with no tools, on the built-in types. */
-function benchTypes(): AgentType[] {
+/** Rates over the samples' own time: the two sides alternate, so wall time holds both. */
+function byOwnTime(samplesMs: readonly number[]): Timings {
+  return summarize(
+    samplesMs,
+    samplesMs.reduce((sum, ms) => sum + ms, 0),
+  );
+}
+
+/** Times a run (or runs), checking that each ended with an answer. */
+async function timedRun(run: () => Promise<RunOutcome | RunOutcome[]>): Promise<number> {
+  const start = performance.now();
+  const outcomes = [await run()].flat();
+  const elapsedMs = performance.now() - start;
+  for (const outcome of outcomes) {
+    assert(outcome.stopReason === "end_turn", `a bench run stopped with ${outcome.stopReason}`);
+  }
+  return elapsedMs;
+}
+
+/** Built-in types, as they ship, for the bench's registry. */
+function builtinTypes(...names: string[]): AgentType[] {
   const registry = builtinConfig().registry;
-  const orchestrator = registry.get("orchestrator");
-  const qa = registry.get("qa_assistant");
-  if (!orchestrator || !qa) throw new Error("built-in types missing");
-  return [
-    {
-      ...orchestrator,
-      name: "bench_parent",
-      limits: { ...orchestrator.limits, max_spawn_depth: 1 },
-    },
-    { ...qa, name: "bench_child" },
-  ];
+  return names.map((name) => {
+    const type = registry.get(name);
+    if (!type) throw new Error(`built-in type ${name} missing`);
+    return type;
+  });
 }
