@@ -81,6 +81,11 @@ describe("deterministic simulation", () => {
     [22, "mixed", "a handed-over session duplicated its messages when handed back"],
     [223, "mixed", "a handed-over session kept a run its new agent could not update"],
     [3223, "heavy", "a failed run whose session reload also failed ran its steps again"],
+    [61, "mixed", "sub-agents: a resumed parent waited for a stop it had just published"],
+    [288, "mixed", "sub-agents: a child whose turn failed part-way was never carried on"],
+    [407, "mixed", "sub-agents: a failure after a child's run ended never woke its parent"],
+    [477, "heavy", "sub-agents: a dead process retried forever; a parent's undelivered child"],
+    [500, "heavy", "sub-agents: a grandchild cut short was never resumed after a restart"],
   ] as const)("regression: seed %i (%s faults): %s", async (seed, faults, _what) => {
     const result = await runSeed({ seed, faults });
     expect(result.violations).toEqual([]);

@@ -112,6 +112,10 @@ export class EmbeddedEngine implements Engine {
         const seen = await this.options.store.findRunByKey(agentId, input.otid);
         if (seen) return { kind: "duplicate" as const, runId: seen.id };
       }
+      // A sleeping run's children are (re)driven first: after a restart nothing else may have.
+      if (activation.state.phase === "awaiting_children") {
+        await this.#family.collect(activation, false, true);
+      }
       const { state } = activation;
       // Only a waiting agent needs the store; an idle one starts at once (the common case).
       if (state.phase !== "idle")
@@ -274,7 +278,7 @@ export class EmbeddedEngine implements Engine {
   /** An interrupted turn finishes; a sleeping one re-drives its children. Null if neither. */
   async #recover(activation: Activation, wait: boolean): Promise<Settled | null> {
     await this.#turns.finishInterrupted(activation);
-    return this.#family.collect(activation, wait);
+    return this.#family.collect(activation, wait, true);
   }
 
   async #onTimer(activation: Activation): Promise<void> {

@@ -25,6 +25,7 @@ export interface DriverParts {
 }
 
 const RETRY_MS = 1_000;
+const MAX_RETRY_MS = 60_000;
 
 /**
  * Moves parents and their sub-agents along: a parent that sleeps gets its children's tasks
@@ -64,7 +65,7 @@ export class SubAgentDriver {
    * left; children that never got their task get it; approvals waiting below are shown to its
    * caller as its own stop, and passed up to its parent. Null if the agent does not sleep.
    */
-  async collect(activation: Activation, wait: boolean): Promise<Settled | null> {
+  async collect(activation: Activation, wait: boolean, deep = false): Promise<Settled | null> {
     const { turns, options, events } = this.parts;
     // A turn a failure interrupted (a child's, say, carrying on with its own children's
     // answers) finishes first: nothing else would ever resume it before a restart.
@@ -72,8 +73,10 @@ export class SubAgentDriver {
     const { state } = activation;
     if (state.phase !== "awaiting_children" || !state.run_id) return null;
     const agentId = activation.record.id;
-    const { ready, undelivered } = await childProgress(options.store, state);
+    const { ready, undelivered, running } = await childProgress(options.store, state);
     for (const child of undelivered) this.#deliver(agentId, child);
+    // Recovering: a child whose run was cut short carries it on (and so on down the tree).
+    if (deep) for (const child of running) this.#recoverChild(child.childId);
     if (ready.length > 0) {
       const result = await turns.run(activation, (deps) =>
         deliverChildResults(activation.agent, activation.state, ready, deps),
@@ -100,17 +103,25 @@ export class SubAgentDriver {
    * A sub-agent's turn failed part-way: nobody may ask it anything again (its parent only
    * waits), so it carries its interrupted turn on by itself a moment later.
    */
-  failed(activation: Activation): void {
+  failed(activation: Activation, attempt = 0): void {
     const parentId = activation.record.parent_id;
     if (!parentId) return;
     const agentId = activation.record.id;
-    this.#later(() => {
-      this.parts.dispatcher.submit(agentId, (again) => this.collect(again, false)).then(
-        // The failure may have come after the run ended (a timer write): the parent looks again.
-        () => this.tellParent(parentId),
-        (error: unknown) => (terminal(error) ? undefined : this.failed(activation)),
-      );
+    this.#retry(attempt, null, () => {
+      this.parts.dispatcher
+        .submit(agentId, (again) => this.collect(again, false))
+        .then(
+          // The failure may have come after the run ended (a timer write): the parent looks again.
+          () => this.tellParent(parentId),
+          (error: unknown) => this.#retry(attempt + 1, error, (n) => this.failed(activation, n)),
+        );
     });
+  }
+
+  #recoverChild(childId: string): void {
+    this.parts.dispatcher
+      .submit(childId, (child) => this.collect(child, false, true))
+      .catch(() => undefined);
   }
 
   /** Passes each decision to the sub-agent below whose approval it answers. */
@@ -132,7 +143,7 @@ export class SubAgentDriver {
   }
 
   /** Sends a child its task (at most one on its way); the child's stop wakes the parent. */
-  #deliver(parentId: string, child: AwaitedChild): void {
+  #deliver(parentId: string, child: AwaitedChild, attempt = 0): void {
     if (this.#delivering.has(child.key) || this.#stopping) return;
     this.#delivering.add(child.key);
     this.parts
@@ -146,21 +157,21 @@ export class SubAgentDriver {
           // which first finishes the child's interrupted turn and is answered from its run.
           terminal(error)
             ? this.#failChild(parentId, child, (error as Error).message)
-            : this.#later(() => this.#deliver(parentId, child)),
+            : this.#retry(attempt, error, (n) => this.#deliver(parentId, child, n)),
       )
       .finally(() => this.#delivering.delete(child.key));
   }
 
   /** Asks a parent to look at its children again (in its mailbox); retried if that fails. */
-  tellParent(parentId: string): void {
+  tellParent(parentId: string, attempt = 0): void {
     if (this.#stopping) return;
     this.parts.dispatcher
       .submit(parentId, (activation) => this.collect(activation, false))
-      .catch(() => this.#later(() => this.tellParent(parentId)));
+      .catch((error: unknown) => this.#retry(attempt, error, (n) => this.tellParent(parentId, n)));
   }
 
   /** Answers the parent's call for `child` with an error: the child could not take its task. */
-  #failChild(parentId: string, child: AwaitedChild, why: string): void {
+  #failChild(parentId: string, child: AwaitedChild, why: string, attempt = 0): void {
     if (this.#stopping) return;
     const output = `sub-agent ${child.childId} could not take its task: ${why}`;
     this.parts.dispatcher
@@ -178,12 +189,22 @@ export class SubAgentDriver {
         );
         this.settle(activation, result, false);
       })
-      .catch(() => this.#later(() => this.#failChild(parentId, child, why)));
+      .catch((error: unknown) =>
+        this.#retry(attempt, error, (n) => this.#failChild(parentId, child, why, n)),
+      );
   }
 
-  #later(work: () => void): void {
-    if (this.#stopping) return;
-    this.parts.options.clock.sleep(RETRY_MS).then(work, () => undefined);
+  /**
+   * Runs `work` again after a pause that doubles with each attempt (up to a minute), unless the
+   * error will not go away (a dead process's store, a deleted agent) or the engine stops.
+   */
+  #retry(attempt: number, error: unknown, work: (attempt: number) => void): void {
+    if (this.#stopping || terminal(error)) return;
+    const delayMs = Math.min(RETRY_MS * 2 ** attempt, MAX_RETRY_MS);
+    this.parts.options.clock.sleep(delayMs).then(
+      () => work(attempt + 1),
+      () => undefined,
+    );
   }
 }
 

@@ -48,13 +48,18 @@ export function childTasks(state: SessionState): AwaitedChild[] {
   );
 }
 
-/** What the children have come to: answers of those whose runs ended, and those not yet told. */
+/** What the children have come to: answers of ended runs, tasks not yet delivered, runs still going. */
 export async function childProgress(
   store: Store,
   state: SessionState,
-): Promise<{ ready: { index: number; result: ToolResult }[]; undelivered: AwaitedChild[] }> {
+): Promise<{
+  ready: { index: number; result: ToolResult }[];
+  undelivered: AwaitedChild[];
+  running: AwaitedChild[];
+}> {
   const ready: { index: number; result: ToolResult }[] = [];
   const undelivered: AwaitedChild[] = [];
+  const running: AwaitedChild[] = [];
   for (const child of childTasks(state)) {
     const [record, run] = await Promise.all([
       store.getAgent(child.childId),
@@ -65,7 +70,8 @@ export async function childProgress(
       const output = `sub-agent ${child.childId} was deleted before it answered`;
       ready.push({ index: child.index, result: { status: "error", output } });
     } else if (!run) undelivered.push(child);
-    else if (run.status !== "running") {
+    else if (run.status === "running") running.push(child);
+    else {
       const messages = await store.listRunMessages(run.id);
       const result =
         child.index === VERDICT
@@ -77,7 +83,7 @@ export async function childProgress(
       ready.push({ index: child.index, result });
     }
   }
-  return { ready, undelivered };
+  return { ready, undelivered, running };
 }
 
 /** A child's answer as its parent's tool result: its final words, and how its run ended. */

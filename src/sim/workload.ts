@@ -20,7 +20,9 @@ export interface WorkloadLog {
   messages: Map<string, SentMessage>;
 }
 
-const TYPES = ["memgpt_agent", "letta_v1_agent", "sim_agent", "verifier", "sim_boss"] as const;
+const TYPES = ["memgpt_agent", "letta_v1_agent", "sim_agent", "verifier"] as const;
+/** The mixed workload also runs orchestrators; the load shapes keep to single agents. */
+const MIXED_TYPES = [...TYPES, "sim_boss"] as const;
 
 /**
  * Runs a seeded workload against the world: agents created and deleted, messages sent to one
@@ -58,7 +60,7 @@ async function burst(
   now: () => number,
 ) {
   const agents = shape === "many_agents" ? 100 : 1;
-  for (let i = 0; i < agents; i += 1) await createAgent(world, random, log);
+  for (let i = 0; i < agents; i += 1) await createAgent(world, random, log, TYPES);
   const ids = [...log.agents.keys()];
   const sends =
     shape === "many_agents"
@@ -115,8 +117,13 @@ function operation(world: SimWorld, random: Random, log: WorkloadLog, now: () =>
   return () => outcome(world, `resume ${agent}`, world.runtime.resume(agent));
 }
 
-async function createAgent(world: SimWorld, random: Random, log: WorkloadLog): Promise<void> {
-  const type = world.config.registry.get(pick(random, TYPES));
+async function createAgent(
+  world: SimWorld,
+  random: Random,
+  log: WorkloadLog,
+  types: readonly string[] = MIXED_TYPES,
+): Promise<void> {
+  const type = world.config.registry.get(pick(random, types));
   if (!type) return;
   const toolRules =
     random.next() < 0.25

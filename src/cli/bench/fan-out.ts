@@ -16,11 +16,12 @@ const PARENT_TYPE = "orchestrator";
 /**
  * One parent (the built-in orchestrator) answers a user message with `width` spawn calls in one
  * response; its children (built-in `qa_assistant`, no tools) answer at once, and the parent then
- * gives its final text. Each round is one fan-out turn on a fresh parent, followed by `width`
+ * gives its final text. Each round is one fan-out turn on a fresh parent and, beside it, `width`
  * plain turns at once on as many warm agents of the children's type: the difference is what
- * spawning costs. Rounds alternate so that both sides see the same JIT, cache and database
- * size; the first ones warm up and are not counted. Parents are activated before their turn
- * (cold activation has its own figure), children are not: making them is part of a fan-out.
+ * spawning costs. The two sides share every round (so both see the same JIT, cache and database
+ * size) and take turns going first; the first rounds warm up and are not counted. Parents are
+ * activated before their turn (cold activation has its own figure); children are not, since
+ * making them is part of a fan-out.
  */
 export async function fanOut(rounds: number, width = 10) {
   const dir = mkdtempSync(join(tmpdir(), "holdfast-bench-"));
@@ -40,13 +41,22 @@ export async function fanOut(rounds: number, width = 10) {
     const plainRounds: number[] = [];
     for (const [i, parent] of parents.entries()) {
       await runtime.session(parent);
-      const fanMs = await timedRun(() => runtime.send(parent, { content: "split the work" }));
+      const fanTurn = () => timedRun(() => runtime.send(parent, { content: "split the work" }));
+      const plainTurns = () =>
+        timedRun(() =>
+          Promise.all(plain.map((id) => runtime.send(id, { content: `question ${i}` }))),
+        );
+      // The side that goes second may pay for the first one's garbage: they take turns.
+      let fanMs: number;
+      let plainMs: number;
+      if (i % 2 === 0) {
+        fanMs = await fanTurn();
+        plainMs = await plainTurns();
+      } else {
+        plainMs = await plainTurns();
+        fanMs = await fanTurn();
+      }
       const round = probe.endRound();
-      if (process.env.QUIESCE === "session") await runtime.session(parent);
-      if (process.env.QUIESCE === "sleep") await new Promise((r) => setTimeout(r, 20));
-      const plainMs = await timedRun(() =>
-        Promise.all(plain.map((id) => runtime.send(id, { content: `question ${i}` }))),
-      );
       if (i < warmup) continue;
       toAll.push(round.spawnToAllRunningMs);
       toFirst.push(round.spawnToFirstRunningMs);
