@@ -31,6 +31,10 @@ export function runCases(t: ContractContext): void {
       expect(ids(found)).toEqual(["m-2", "m-1"]);
       expect(found.map((m) => m.seq_id)).toEqual([1, 2]);
       expect(await t.store.listRunMessages("run-unknown")).toEqual([]);
+      // A run stored before any of its messages finds them too.
+      await t.store.putRun(run("run-3", a));
+      await t.store.commit(step(a, { messages: [runMessage("m-3", "run-3", 1)] }));
+      expect(ids(await t.store.listRunMessages("run-3"))).toEqual(["m-3"]);
     });
 
     it("lists runs of one project in creation order, by agent, by activity and by status, with cursors", async () => {

@@ -88,12 +88,12 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX timers_by_due ON timers (due_at_ms, agent_id, kind);
   `,
-  // 2: sub-agents and runs. A run's messages by run, an agent's children by parent, and
-  // sessions waiting for children among those to re-drive. Runs list by rowid (creation order).
+  // 2: sub-agents and runs. Where a run's messages begin (so reading a run is a short range of
+  // its agent's messages, without an index every message insert would pay for), an agent's
+  // children by parent, and sessions waiting for children among those to re-drive. Runs list
+  // by rowid (creation order).
   `
-  ALTER TABLE messages ADD COLUMN run_id TEXT;
-  UPDATE messages SET run_id = json_extract(body, '$.run_id');
-  CREATE INDEX messages_by_run ON messages (run_id, seq) WHERE run_id IS NOT NULL;
+  ALTER TABLE runs ADD COLUMN first_seq INTEGER;
 
   ALTER TABLE agents ADD COLUMN parent_id TEXT;
   UPDATE agents SET parent_id = json_extract(body, '$.parent_id');

@@ -160,20 +160,25 @@ class SqliteStore implements Store {
       .run(() => {
         const agentKey = seqFrom(this.sql.agentKey, agentId);
         if (agentKey === null) throw new NotFoundError("agent", agentId);
-        for (const message of messages) this.writeMessage(agentKey, agentId, message);
+        let firstOfRun: number | null = null;
+        for (const message of messages) {
+          const seq = this.writeMessage(agentKey, agentId, message);
+          if (firstOfRun === null && run && message.run_id === run.id) firstOfRun = seq;
+        }
         for (const block of memory.blocks) {
           this.sql.putBlock.run(agentId, block.label, JSON.stringify(block));
         }
         for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
         this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
-        if (run) this.writeRun(run);
+        if (run) this.writeRun(run, firstOfRun);
       })
       .catch((error: unknown) => {
         throw storageError(error, agentId);
       });
   }
 
-  private writeMessage(agentKey: number, agentId: string, message: AgentMessage): void {
+  /** Writes a message and its search entry; returns its `seq`. */
+  private writeMessage(agentKey: number, agentId: string, message: AgentMessage): number {
     const found = searchableText(message);
     const { lastInsertRowid } = this.sql.insertMessage.run(
       message.id,
@@ -183,9 +188,9 @@ class SqliteStore implements Store {
       found?.role ?? null,
       found?.text ?? null,
       JSON.stringify(message),
-      message.run_id,
     );
     if (found) this.sql.indexMessage.run(lastInsertRowid, ownerToken(agentKey), found.text);
+    return Number(lastInsertRowid);
   }
 
   async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
@@ -281,8 +286,10 @@ class SqliteStore implements Store {
     this.transaction(() => this.writeRun(parsed), parsed.agent_id);
   }
 
-  private writeRun(run: RunRecord): void {
-    this.sql.putRun.run(run.id, run.agent_id, run.idempotency_key, JSON.stringify(run));
+  /** Writes a run; `firstSeq` (where its messages begin) is kept from the first write that has it. */
+  private writeRun(run: RunRecord, firstSeq: number | null = null): void {
+    const json = JSON.stringify(run);
+    this.sql.putRun.run(run.id, run.agent_id, run.idempotency_key, json, firstSeq);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
@@ -290,7 +297,12 @@ class SqliteStore implements Store {
   }
 
   async listRunMessages(runId: string): Promise<AgentMessage[]> {
-    return bodies(this.sql.runMessages.all(runId), AgentMessage, "message");
+    const start = this.sql.runStart.get(runId);
+    if (!start) return [];
+    // A run written before its start was known (an older database) is read from the beginning.
+    const from = typeof start.first_seq === "number" ? start.first_seq : 0;
+    const rows = this.sql.runMessages.all(text(start, "agent_id"), from, runId);
+    return bodies(rows, AgentMessage, "message");
   }
 
   async listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]> {

@@ -30,9 +30,11 @@ const SQL = {
   loadBlocks: "SELECT body FROM blocks WHERE agent_id = ? ORDER BY rowid",
 
   insertMessage: `INSERT INTO messages
-    (id, agent_id, message_type, created_at, search_role, search_text, body, run_id)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  runMessages: "SELECT body FROM messages WHERE run_id = ? ORDER BY seq",
+    (id, agent_id, message_type, created_at, search_role, search_text, body)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  runStart: "SELECT agent_id, first_seq FROM runs WHERE id = ?",
+  runMessages: `SELECT body FROM messages
+    WHERE agent_id = ?1 AND seq >= ?2 AND json_extract(body, '$.run_id') = ?3 ORDER BY seq`,
   indexMessage: "INSERT INTO messages_fts (rowid, owner, search_text) VALUES (?, ?, ?)",
   recentMessages: "SELECT body FROM messages WHERE agent_id = ? ORDER BY seq DESC LIMIT ?",
   messageSeq: "SELECT seq FROM messages WHERE id = ? AND agent_id = ?",
@@ -72,9 +74,10 @@ const SQL = {
   interruptedSessions: `SELECT agent_id FROM sessions
     WHERE phase IN ('running', 'awaiting_children') ORDER BY agent_id`,
 
-  putRun: `INSERT INTO runs (id, agent_id, idempotency_key, body) VALUES (?, ?, ?, ?)
+  putRun: `INSERT INTO runs (id, agent_id, idempotency_key, body, first_seq) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id,
-      idempotency_key = excluded.idempotency_key, body = excluded.body`,
+      idempotency_key = excluded.idempotency_key, body = excluded.body,
+      first_seq = coalesce(runs.first_seq, excluded.first_seq)`,
   getRun: "SELECT body FROM runs WHERE id = ?",
   findRunByKey: "SELECT body FROM runs WHERE agent_id = ? AND idempotency_key = ?",
   runOrder: `SELECT r.rowid AS seq FROM runs AS r JOIN agents AS a ON a.id = r.agent_id
