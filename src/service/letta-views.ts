@@ -131,6 +131,7 @@ export function passageView(passage: Passage, agentId: string) {
   };
 }
 
+/** Letta's `Run`, with Holdfast's usage and verifier outcome. */
 export function runView(run: RunRecord) {
   return {
     id: run.id,
@@ -139,5 +140,12 @@ export function runView(run: RunRecord) {
     stop_reason: run.stop_reason,
     created_at: iso(run.created_at_ms),
     completed_at: run.completed_at_ms === null ? null : iso(run.completed_at_ms),
+    total_duration_ns:
+      run.completed_at_ms === null ? null : (run.completed_at_ms - run.created_at_ms) * 1_000_000,
+    background: false,
+    metadata: {},
+    usage: run.usage,
+    verification: run.verification,
   };
 }
+export type RunView = ReturnType<typeof runView>;

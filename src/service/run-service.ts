@@ -4,7 +4,7 @@ import type { RunRecord } from "../records/agent-record.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { AgentEvent } from "../runtime/agent-events.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
-import { lettaMessages } from "./letta-views.js";
+import { lettaMessages, type RunView, runView } from "./letta-views.js";
 import { ListQuery } from "./requests.js";
 
 /** `GET /v1/runs/`: Letta's filters on top of the usual paging. */
@@ -26,27 +26,6 @@ export const RunStreamRequest = z.looseObject({
   starting_after: z.int().min(0).optional(),
 });
 export type RunStreamRequest = z.infer<typeof RunStreamRequest>;
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** Letta's `Run`, with Holdfast's usage and verifier outcome. */
-export function runView(run: RunRecord) {
-  return {
-    id: run.id,
-    agent_id: run.agent_id,
-    status: run.status,
-    stop_reason: run.stop_reason,
-    created_at: iso(run.created_at_ms),
-    completed_at: iso(run.completed_at_ms),
-    total_duration_ns:
-      run.completed_at_ms === null ? null : (run.completed_at_ms - run.created_at_ms) * 1_000_000,
-    background: false,
-    metadata: {},
-    usage: run.usage,
-    verification: run.verification,
-  };
-}
-export type RunView = ReturnType<typeof runView>;
 
 /** Runs: reading them, their messages, and re-attaching to a run's stream. */
 export class RunService {

@@ -126,7 +126,7 @@ export function validateStep(step: StepCommit): StepCommit {
 
 /** The statuses a run filter keeps, or null for all: `active` and `statuses` both apply. */
 export function runStatuses(filter: RunFilter): string[] | null {
-  const ALL = ["running", "completed", "failed", "cancelled"];
+  const ALL: string[] = RunRecord.shape.status.options;
   let keep: string[] | null = filter.statuses ? [...filter.statuses] : null;
   if (filter.active !== undefined) {
     const wanted = filter.active ? ["running"] : ALL.filter((s) => s !== "running");

@@ -1,13 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { typeArbitraries } from "../../test/support/type-arbitraries.js";
 import { createToolCatalogue, type ToolCatalogue } from "../tools/catalogue.js";
 import { defineTool, type ToolDeclaration } from "../tools/tool-declaration.js";
-import { AgentType } from "./agent-type.js";
+import type { AgentType } from "./agent-type.js";
 import { APPROVAL_ORDER, TOOL_ACCESS_ORDER } from "./axes.js";
 import { checkToolCall, effectiveCapabilities } from "./capabilities.js";
 import type { EffectiveCapabilities } from "./capabilities-schema.js";
-import { AgentOverrides } from "./overrides.js";
+import type { AgentOverrides } from "./overrides.js";
 
 const RISKS = ["read", "write", "exec", "network"] as const;
 const REQUIREMENTS = [
@@ -62,80 +63,14 @@ const catalogueArb: fc.Arbitrary<CatalogueSpec> = fc
     }),
   );
 
-/** Mostly `common`, sometimes `rare`: keeps enough cases where some tool is offered. */
-const mostly = <T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<T>) =>
-  fc.oneof({ arbitrary: common, weight: 6 }, { arbitrary: rare, weight: 1 });
-const flag = mostly(fc.constant(false), fc.constant(true));
-const names = () => fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength: 8 });
-const denyList = () => fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength: 3 });
-const allowList = mostly(fc.constant(null), fc.subarray(NAMES));
-const packs = () =>
-  fc.uniqueArray(fc.constantFrom(...PACK_NAMES, "no_such_pack"), { maxLength: 5 });
-const access = mostly(fc.constantFrom("constrained", "full"), fc.constantFrom("none", "read_only"));
-const approval = fc.constantFrom("never", "per_session", "per_action" as const);
-const profile = fc.constantFrom("permissive", "standard", "strict" as const);
-const root = fc.constantFrom("/work", "/work/a", "/elsewhere", "rel", "../up");
-const limits = {
-  max_iterations: fc.integer({ min: 1, max: 1000 }),
-  max_tool_calls_per_turn: fc.integer({ min: 1, max: 10_000 }),
-  max_tokens_per_turn: fc.integer({ min: 1, max: 10_000_000 }),
-  max_spawn_depth: fc.integer({ min: 0, max: 16 }),
-};
-
-const typeArb: fc.Arbitrary<AgentType> = fc
-  .record({
-    name: fc.constantFrom("worker", "memgpt_agent", "a-1"),
-    description: fc.string({ maxLength: 10 }),
-    control_flow: mostly(fc.constant("iterating"), fc.constant("single_shot")),
-    include_history: fc.boolean(),
-    model: fc.option(fc.constantFrom("sim/demo", "openai/gpt-4.1-mini")),
-    system_prompt: fc.string({ maxLength: 10 }),
-    reply_via: fc.constantFrom("text", "send_message" as const),
-    tools: fc.record({
-      packs: packs(),
-      include: names(),
-      allow: allowList,
-      deny: denyList(),
-      access,
-      approval,
-    }),
-    memory: fc.record({
-      depth: fc.constantFrom("stateless", "session", "persistent", "learning" as const),
-      blocks: fc.constant([]),
-      archival: fc.boolean(),
-      conversation_search: fc.boolean(),
-    }),
-    limits: fc.record(limits),
-    heartbeats: fc.boolean(),
-    isolation: fc.record({ read_only: flag, workspace_root: fc.option(root) }),
-    policy_profile: profile,
-    intent_required: fc.boolean(),
-    final_answer_at_limit: fc.boolean(),
-    verify: fc.constant(null),
-  })
-  .map((type) => AgentType.parse(type));
-
-const partial = <T extends Record<string, fc.Arbitrary<unknown>>>(model: T) =>
-  fc.record(model, { requiredKeys: [] });
-
-const overridesArb: fc.Arbitrary<AgentOverrides> = partial({
-  model: fc.constantFrom("sim/other", "ollama/qwen3:8b"),
-  system_prompt: fc.string({ maxLength: 10 }),
-  tools: partial({
-    packs: packs(),
-    include: names(),
-    allow: allowList,
-    deny: denyList(),
-    access,
-    approval,
-  }),
-  memory: partial({ archival: fc.boolean(), conversation_search: fc.boolean() }),
-  limits: partial(limits),
-  heartbeats: fc.boolean(),
-  isolation: partial({ read_only: flag, workspace_root: fc.option(root) }),
-  policy_profile: profile,
-  intent_required: fc.boolean(),
-}).map((overrides) => AgentOverrides.parse(overrides));
+const { typeArb, overridesArb } = typeArbitraries({
+  names: NAMES,
+  packs: [...PACK_NAMES, "no_such_pack"],
+  typeNames: ["worker", "memgpt_agent", "a-1"],
+  roots: ["/work", "/work/a", "/elsewhere", "rel", "../up"],
+  maxSpawnDepth: 16,
+  commonWeight: 6,
+});
 
 const build = (spec: CatalogueSpec): ToolCatalogue => createToolCatalogue(spec.tools, spec.packs);
 const offeredNames = (caps: EffectiveCapabilities) => caps.offered.map((tool) => tool.name);
@@ -215,7 +150,7 @@ describe("effectiveCapabilities (properties)", () => {
         expect(allowedRisk[caps.access]).toContain(tool.risk);
       }
       expect(accessRank(caps.access)).toBeLessThanOrEqual(accessRank(type.tools.access));
-      for (const key of Object.keys(limits) as (keyof AgentType["limits"])[]) {
+      for (const key of Object.keys(type.limits) as (keyof AgentType["limits"])[]) {
         expect(caps.limits[key]).toBeLessThanOrEqual(type.limits[key]);
         const own = overrides.limits?.[key];
         if (own !== undefined) expect(caps.limits[key]).toBeLessThanOrEqual(own);

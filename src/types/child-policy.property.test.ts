@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { typeArbitraries } from "../../test/support/type-arbitraries.js";
 import { builtinConfig } from "../config/config-file.js";
-import { AgentType } from "./agent-type.js";
+import type { AgentType } from "./agent-type.js";
 import {
   APPROVAL_ORDER,
   PolicyProfile,
@@ -28,80 +29,17 @@ const RISKS_BY_ACCESS: Record<ToolAccess, readonly string[]> = {
   full: ["read", "write", "exec", "network"],
 };
 
-/** Mostly `common`, sometimes `rare`: keeps enough cases where tools are offered. */
-const mostly = <T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<T>) =>
-  fc.oneof({ arbitrary: common, weight: 5 }, { arbitrary: rare, weight: 1 });
-const flag = mostly(fc.constant(false), fc.constant(true));
-const names = (maxLength: number) => fc.uniqueArray(fc.constantFrom(...NAMES), { maxLength });
-const allowList = mostly(fc.constant(null), fc.subarray(NAMES));
-const packs = () => fc.uniqueArray(fc.constantFrom(...PACK_NAMES), { maxLength: 5 });
-const access = mostly(fc.constantFrom("constrained", "full"), fc.constantFrom("none", "read_only"));
-const approval = fc.constantFrom("never", "per_session", "per_action" as const);
-const profile = fc.constantFrom("permissive", "standard", "strict" as const);
-const root = fc.constantFrom("/work", "/work/a", "rel");
-const limits = {
-  max_iterations: fc.integer({ min: 1, max: 1000 }),
-  max_tool_calls_per_turn: fc.integer({ min: 1, max: 10_000 }),
-  max_tokens_per_turn: fc.integer({ min: 1, max: 10_000_000 }),
-  max_spawn_depth: fc.integer({ min: 0, max: 4 }),
-};
-const partial = <T extends Record<string, fc.Arbitrary<unknown>>>(model: T) =>
-  fc.record(model, { requiredKeys: [] });
-
-const randomTypeArb: fc.Arbitrary<AgentType> = fc
-  .record({
-    name: fc.constantFrom("worker", "helper", "a-1"),
-    description: fc.string({ maxLength: 10 }),
-    control_flow: mostly(fc.constant("iterating"), fc.constant("single_shot")),
-    include_history: fc.boolean(),
-    model: fc.option(fc.constantFrom("sim/demo", "openai/gpt-4.1-mini")),
-    system_prompt: fc.string({ maxLength: 10 }),
-    reply_via: fc.constantFrom("text", "send_message" as const),
-    tools: fc.record({
-      packs: packs(),
-      include: names(8),
-      allow: allowList,
-      deny: names(3),
-      access,
-      approval,
-    }),
-    memory: fc.record({
-      depth: fc.constantFrom("stateless", "session", "persistent", "learning" as const),
-      blocks: fc.constant([]),
-      archival: fc.boolean(),
-      conversation_search: fc.boolean(),
-    }),
-    limits: fc.record(limits),
-    heartbeats: fc.boolean(),
-    isolation: fc.record({ read_only: flag, workspace_root: fc.option(root) }),
-    policy_profile: profile,
-    intent_required: flag,
-    final_answer_at_limit: fc.boolean(),
-    verify: fc.constant(null),
-  })
-  .map((type) => AgentType.parse(type));
+const { typeArb: randomTypeArb, overridesArb } = typeArbitraries({
+  names: NAMES,
+  packs: PACK_NAMES,
+  typeNames: ["worker", "helper", "a-1"],
+  roots: ["/work", "/work/a", "rel"],
+  maxSpawnDepth: 4,
+  commonWeight: 5,
+});
 
 /** A built-in type as registered, or a random one over the built-in tools and packs. */
 const typeArb = fc.oneof(fc.constantFrom(...registry.list()), randomTypeArb);
-
-const overridesArb: fc.Arbitrary<AgentOverrides> = partial({
-  model: fc.constantFrom("sim/other", "ollama/qwen3:8b"),
-  system_prompt: fc.string({ maxLength: 10 }),
-  tools: partial({
-    packs: packs(),
-    include: names(8),
-    allow: allowList,
-    deny: names(3),
-    access,
-    approval,
-  }),
-  memory: partial({ archival: fc.boolean(), conversation_search: fc.boolean() }),
-  limits: partial(limits),
-  heartbeats: fc.boolean(),
-  isolation: partial({ read_only: flag, workspace_root: fc.option(root) }),
-  policy_profile: profile,
-  intent_required: flag,
-}).map((overrides) => AgentOverrides.parse(overrides));
 
 interface Agent {
   type: AgentType;
