@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
-import type { AgentEvent } from "../../runtime/agent-events.js";
 import type { MessageService } from "../../service/message-service.js";
 import { ListQuery, SendMessagesRequest } from "../../service/requests.js";
 import type { AppEnv } from "../auth.js";
+import { streamEvents } from "../event-stream.js";
 import { AGENT_ERRORS, AgentIdParam, LettaMessageSchema, LettaResponseSchema } from "../schemas.js";
-import { errorFrame, FrameMapper } from "../sse-frames.js";
+import { FrameMapper } from "../sse-frames.js";
 
 const sendRoute = (path: string, summary: string) =>
   createRoute({
@@ -102,31 +101,7 @@ async function stream(
     body.stream_tokens === true,
     body.include_return_message_types ?? null,
   );
-  return streamSSE(c, async (sse) => {
-    let open = true;
-    sse.onAbort(() => {
-      open = false;
-    });
-    let writing = Promise.resolve();
-    const write = (frame: { event?: string; data: string }) => {
-      if (!open) return;
-      writing = writing.then(() => sse.writeSSE(frame)).catch(() => undefined);
-    };
-    const onEvent = (event: AgentEvent) => {
-      for (const frame of mapper.frames(event)) write(frame);
-    };
-    try {
-      await messages.stream(c.get("projectId"), agentId, body, onEvent);
-    } catch (error) {
-      write({ data: JSON.stringify({ message_type: "stop_reason", stop_reason: "error" }) });
-      write(errorFrame(error instanceof Error ? error.message : String(error), codeOf(error)));
-    }
-    write({ data: "[DONE]" });
-    await writing;
-  });
+  return streamEvents(c, mapper, (onEvent) =>
+    messages.stream(c.get("projectId"), agentId, body, onEvent),
+  );
 }
-
-const codeOf = (error: unknown) =>
-  typeof error === "object" && error !== null && "code" in error
-    ? String(error.code)
-    : "internal_error";

@@ -1,11 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { streamSSE } from "hono/streaming";
-import type { AgentEvent } from "../../runtime/agent-events.js";
 import { ListQuery } from "../../service/requests.js";
 import { RunListQuery, type RunService, RunStreamRequest } from "../../service/run-service.js";
 import type { AppEnv } from "../auth.js";
+import { streamEvents } from "../event-stream.js";
 import { AGENT_ERRORS, LettaMessageSchema } from "../schemas.js";
-import { errorFrame, FrameMapper } from "../sse-frames.js";
+import { FrameMapper } from "../sse-frames.js";
 
 const RunIdParam = z.object({ run_id: z.string().min(1).max(200) });
 const RunSchema = z.looseObject({ id: z.string(), agent_id: z.string(), status: z.string() });
@@ -92,26 +91,8 @@ export function runRoutes(app: OpenAPIHono<AppEnv>, runs: RunService): void {
     const body = c.req.valid("json") ?? {};
     // An unknown run is a 404 before any stream starts.
     await runs.get(c.get("projectId"), run_id);
-    const mapper = new FrameMapper(false);
-    return streamSSE(c, async (sse) => {
-      let writing = Promise.resolve();
-      let open = true;
-      sse.onAbort(() => {
-        open = false;
-      });
-      const write = (frame: { event?: string; data: string }) => {
-        if (open) writing = writing.then(() => sse.writeSSE(frame)).catch(() => undefined);
-      };
-      const onEvent = (event: AgentEvent) => {
-        for (const frame of mapper.frames(event)) write(frame);
-      };
-      try {
-        await runs.stream(c.get("projectId"), run_id, body.starting_after ?? 0, onEvent);
-      } catch (error) {
-        write(errorFrame(error instanceof Error ? error.message : String(error)));
-      }
-      write({ data: "[DONE]" });
-      await writing;
-    });
+    return streamEvents(c, new FrameMapper(false), (onEvent) =>
+      runs.stream(c.get("projectId"), run_id, body.starting_after ?? 0, onEvent),
+    );
   });
 }
