@@ -171,7 +171,7 @@ async function recentHistory(ctx: TurnContext) {
 
 function streamDeltas(ctx: TurnContext, stepId: string): ((delta: ModelDelta) => void) | undefined {
   const emit = ctx.deps.onEvent;
-  if (!emit) return undefined;
+  if (!emit || ctx.deps.streaming?.() === false) return undefined;
   const replyVia = ctx.agent.config.capabilities.reply_via;
   return (delta) => {
     if (delta.type === "tool_call") {

@@ -33,6 +33,11 @@ export interface LoopDeps {
   readonly ids: IdSource;
   readonly workspace: Workspace;
   readonly onEvent?: (event: LoopEvent) => void;
+  /**
+   * Whether anyone follows the turn's token deltas now; without it, deltas go to `onEvent`
+   * whenever it is set. Messages, stops and usage always go to `onEvent`.
+   */
+  readonly streaming?: () => boolean;
   /** Aborting it cancels the turn at the next step boundary, or the model call in flight. */
   readonly signal?: AbortSignal;
   /** How many stored messages a model call may see at most, before the context window trims. */

@@ -34,6 +34,11 @@ export class AgentEvents {
     };
   }
 
+  /** Whether anyone follows the agent now. */
+  listening(agentId: string): boolean {
+    return this.#listeners.has(agentId);
+  }
+
   publish(event: AgentEvent): void {
     const set = this.#listeners.get(event.agentId);
     if (!set) return;
@@ -79,6 +84,7 @@ export function publisherFor(
   let current = runId;
   return (event) => {
     if (event.type === "message" && event.message.run_id) current = event.message.run_id;
-    events.publish({ ...event, agentId, runId: current });
+    // Most turns have no audience: they pay for no event objects.
+    if (events.listening(agentId)) events.publish({ ...event, agentId, runId: current });
   };
 }

@@ -70,6 +70,7 @@ export class EmbeddedEngine implements Engine {
     this.#turns = new Turns(options, this.#timers, {
       extras: (activation) => ({
         onEvent: publisherFor(this.#events, activation.record.id, activation.state.run_id),
+        streaming: () => this.#events.listening(activation.record.id),
         children: childSpawner(activation, options),
       }),
       settled: (activation, result) => void this.#family.settle(activation, result, false),

@@ -16,7 +16,7 @@ export interface EngineOptions extends ActivationSources {
 
 /** What the engine adds to every turn, and hears of a turn that finished an interrupted one. */
 export interface TurnHooks {
-  extras(activation: Activation): Pick<LoopDeps, "onEvent" | "children">;
+  extras(activation: Activation): Pick<LoopDeps, "onEvent" | "streaming" | "children">;
   settled(activation: Activation, result: TurnResult): void;
   /** A turn failed part-way (a store write failed, say); what it committed stands. */
   failed(activation: Activation): void;
