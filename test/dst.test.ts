@@ -86,6 +86,8 @@ describe("deterministic simulation", () => {
     [407, "mixed", "sub-agents: a failure after a child's run ended never woke its parent"],
     [477, "heavy", "sub-agents: a dead process retried forever; a parent's undelivered child"],
     [500, "heavy", "sub-agents: a grandchild cut short was never resumed after a restart"],
+    [8087, "heavy", "sub-agents: a crash between cancelling a parent and its child left an orphan"],
+    [5604, "mixed", "sub-agents: a child whose cancel failed before a crash ran on as an orphan"],
   ] as const)("regression: seed %i (%s faults): %s", async (seed, faults, _what) => {
     const result = await runSeed({ seed, faults });
     expect(result.violations).toEqual([]);

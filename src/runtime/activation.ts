@@ -38,6 +38,8 @@ export interface Activation {
   stale: boolean;
   /** Its session is being handed to another agent: new work waits (BUSY) until that is done. */
   handingOver: boolean;
+  /** Its run is being cancelled: answers of its children wait, so it does not carry on. */
+  cancelling: boolean;
 }
 
 export interface ActivationSources {
@@ -108,6 +110,7 @@ export async function loadActivation(
     history: await loadHistory(sources.store, agentId),
     stale: false,
     handingOver: false,
+    cancelling: false,
   };
 }
 

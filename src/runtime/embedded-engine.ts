@@ -26,7 +26,7 @@ import {
 } from "./outcomes.js";
 import { SessionMover } from "./session-mover.js";
 import { type Settled, SubAgentDriver } from "./sub-agent-driver.js";
-import { childTasks } from "./sub-agents.js";
+import { childTasks, orphaned } from "./sub-agents.js";
 import { TimerLoop } from "./timer-loop.js";
 import { type EngineOptions, Turns } from "./turns.js";
 
@@ -83,6 +83,7 @@ export class EmbeddedEngine implements Engine {
       events: this.#events,
       send: (agentId, input) => this.send(agentId, input),
       approve: (agentId, decisions) => this.approve(agentId, decisions),
+      cancel: (agentId) => this.cancel(agentId),
     });
     this.#sessions = new SessionMover(options, this.#dispatcher, this.#turns, this.#timers);
   }
@@ -199,12 +200,21 @@ export class EmbeddedEngine implements Engine {
       live.controller.abort(new Error("cancelled"));
       cancelled = true;
     }
-    const state = await this.options.store.loadSession(agentId);
-    if (state?.phase !== "awaiting_children" && state?.phase !== "awaiting_approval")
+    const stored = await this.options.store.loadSession(agentId);
+    if (stored?.phase !== "awaiting_children" && stored?.phase !== "awaiting_approval")
       return cancelled;
-    // The parent first: a child that ends now must find it no longer waiting, not carry it on.
-    await this.#dispatcher.submit(agentId, async (activation) => {
+    // The run stops taking its children's answers, so it cannot carry on meanwhile.
+    const state = await this.#dispatcher.submit(agentId, async (activation) => {
       await this.#turns.finishInterrupted(activation);
+      activation.cancelling = true;
+      return activation.state;
+    });
+    // The children first, durably: a crash before the parent's end leaves no orphan, only a
+    // parent that hears its children were cancelled. A failing cancel is tried again later.
+    await Promise.all(childTasks(state).map((child) => this.#family.cancelChild(child.childId)));
+    await this.#dispatcher.submit(agentId, async (activation) => {
+      activation.cancelling = false;
+      await this.#turns.ensureFresh(activation);
       const { phase } = activation.state;
       if (phase !== "awaiting_children" && phase !== "awaiting_approval") return;
       const result = await this.#turns.run(activation, (deps) =>
@@ -212,9 +222,6 @@ export class EmbeddedEngine implements Engine {
       );
       this.#family.settle(activation, result, false);
     });
-    await Promise.all(
-      childTasks(state).map((child) => this.cancel(child.childId).catch(() => false)),
-    );
     return true;
   }
 
@@ -279,6 +286,17 @@ export class EmbeddedEngine implements Engine {
   /** An interrupted turn finishes; a sleeping one re-drives its children. Null if neither. */
   async #recover(activation: Activation, wait: boolean): Promise<Settled | null> {
     await this.#turns.finishInterrupted(activation);
+    if (await orphaned(this.options.store, activation)) {
+      // Its parent stopped waiting (cancelled) and a crash came before this child heard.
+      activation.cancelling = true;
+      const children = childTasks(activation.state);
+      await Promise.all(children.map((child) => this.#family.cancelChild(child.childId)));
+      activation.cancelling = false;
+      const result = await this.#turns.run(activation, (deps) =>
+        cancelTurn(activation.agent, activation.state, deps),
+      );
+      return this.#family.settle(activation, result, false);
+    }
     return this.#family.collect(activation, wait, true);
   }
 

@@ -22,6 +22,7 @@ export interface DriverParts {
   readonly events: AgentEvents;
   send(agentId: string, input: MessageInput): Promise<RunOutcome>;
   approve(agentId: string, decisions: readonly ApprovalDecision[]): Promise<RunOutcome>;
+  cancel(agentId: string): Promise<boolean>;
 }
 
 const RETRY_MS = 1_000;
@@ -71,7 +72,7 @@ export class SubAgentDriver {
     // answers) finishes first: nothing else would ever resume it before a restart.
     await turns.finishInterrupted(activation);
     const { state } = activation;
-    if (state.phase !== "awaiting_children" || !state.run_id) return null;
+    if (state.phase !== "awaiting_children" || !state.run_id || activation.cancelling) return null;
     const agentId = activation.record.id;
     const { ready, undelivered, running } = await childProgress(options.store, state);
     for (const child of undelivered) this.#deliver(agentId, child);
@@ -122,6 +123,13 @@ export class SubAgentDriver {
     this.parts.dispatcher
       .submit(childId, (child) => this.collect(child, false, true))
       .catch(() => undefined);
+  }
+
+  /** Cancels a child of a cancelled parent; tried again while it fails for a passing reason. */
+  async cancelChild(childId: string, attempt = 0): Promise<void> {
+    await this.parts.cancel(childId).catch((error: unknown) => {
+      this.#retry(attempt, error, (n) => void this.cancelChild(childId, n));
+    });
   }
 
   /** Passes each decision to the sub-agent below whose approval it answers. */

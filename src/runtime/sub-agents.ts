@@ -1,7 +1,7 @@
 import { awaitedChildren } from "../agent/children.js";
 import { finalAnswer } from "../agent/spawn-tools.js";
 import { VERDICT } from "../agent/verify.js";
-import type { RunRecord } from "../records/agent-record.js";
+import type { AgentRecord, RunRecord } from "../records/agent-record.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
 import type { Store } from "../storage/store.js";
@@ -128,4 +128,19 @@ async function approvalsOf(store: Store, agentId: string): Promise<ChildApproval
       ? [{ agentId, message }]
       : [],
   );
+}
+
+/**
+ * Whether a sub-agent still works on a task its parent no longer waits for: the parent's run
+ * was cancelled, and a crash came before the child was. A run a user started is never orphaned.
+ */
+export async function orphaned(store: Store, child: { record: AgentRecord; state: SessionState }) {
+  const { record, state } = child;
+  const busy = ["running", "awaiting_children", "awaiting_approval"].includes(state.phase);
+  if (!record.parent_id || !busy || !state.run_id) return false;
+  const run = await store.getRun(state.run_id);
+  if (!run?.idempotency_key?.startsWith("spawn:")) return false;
+  const parent = await store.loadSession(record.parent_id);
+  const waiting = parent ? childTasks(parent).some((task) => task.childId === record.id) : false;
+  return !waiting;
 }
