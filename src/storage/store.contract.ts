@@ -10,6 +10,7 @@ import {
 } from "./contract/fixtures.js";
 import { historyCases } from "./contract/history-cases.js";
 import { runCases } from "./contract/run-cases.js";
+import { runListCases } from "./contract/run-list-cases.js";
 import { stateCases } from "./contract/state-cases.js";
 import type { Store } from "./store.js";
 
@@ -61,5 +62,6 @@ export function storeContract(
     historyCases(t);
     stateCases(t, options);
     runCases(t);
+    runListCases(t);
   });
 }

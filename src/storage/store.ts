@@ -61,9 +61,19 @@ export interface Store extends TurnStore {
   deleteBlock(agentId: string, label: string): Promise<boolean>;
 
   listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]>;
-  /** Every message of one run, in commit order: what a client re-attaching to it reads. */
+  /**
+   * Every message of one run, in commit order: what a client re-attaching to it reads. These
+   * are the messages its agent committed with the run's id since the run was first stored
+   * (including that commit's); a run id with no run record has none. The loop stores a run with
+   * its first message, so that is all of them, and SQLite reads them as a short range of the
+   * agent's messages instead of keeping an index every message insert would pay for.
+   */
   listRunMessages(runId: string): Promise<AgentMessage[]>;
-  /** The agents `parentId` spawned, in creation order. A deleted parent leaves them be. */
+  /**
+   * The agents whose `parent_id` is `parentId`, in creation order, whatever their project.
+   * Deleting a parent deletes none of its children: they are agents of their own and keep a
+   * `parent_id` that no longer resolves (and are still listed under it).
+   */
   listChildren(parentId: string): Promise<AgentRecord[]>;
   countMessages(agentId: string): Promise<number>;
 
@@ -73,14 +83,20 @@ export interface Store extends TurnStore {
 
   loadSession(agentId: string): Promise<SessionState | null>;
   /**
-   * Agents whose session was mid-turn, or waiting for its sub-agents, when the process stopped:
-   * to resume or re-drive at start-up.
+   * Agents whose session was mid-turn (`running`) or waiting for its sub-agents
+   * (`awaiting_children`) when the process stopped, sorted by id: to resume or re-drive at
+   * start-up, since nothing in memory will wake a waiting parent after a restart.
    */
   interruptedSessions(): Promise<string[]>;
 
   putRun(run: RunRecord): Promise<void>;
   getRun(runId: string): Promise<RunRecord | null>;
-  /** Runs of agents of a project, in creation order, paged like every list. */
+  /**
+   * Runs of the agents of a project (now: an agent moved to another project takes its runs),
+   * in creation order (storing a run again keeps its place), paged like every list: a cursor
+   * that is not a run of this filter's project and agent gives an empty page. `active` and
+   * `statuses` filter the page, not the cursors. Deleting an agent deletes its runs.
+   */
   listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]>;
   /** The run an idempotency key (a message's `otid`) started, if any. */
   findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;

@@ -142,7 +142,7 @@ export function agentCases(t: ContractContext): void {
   });
 
   describe("paging", () => {
-    /** Five agents, or five messages of one agent, created in order. */
+    /** Five agents, five messages of one agent, or five runs of a project's agents, in order. */
     type Lister = (page: PageQuery) => Promise<{ id: string }[]>;
     const listers: [string, () => Promise<{ made: string[]; list: Lister }>][] = [
       [
@@ -160,6 +160,21 @@ export function agentCases(t: ContractContext): void {
           const agentId = await t.createAgent();
           const made = await t.say(agentId, "one", "two", "three", "four", "five");
           return { made, list: (page) => t.store.listMessages(agentId, page) };
+        },
+      ],
+      [
+        "runs",
+        async () => {
+          const projectId = t.fresh("project");
+          const agents = [await t.createAgent(t.fresh("agent"), projectId)];
+          agents.push(await t.createAgent(t.fresh("agent"), projectId));
+          const made: string[] = [];
+          // Two agents' runs interleaved, with ids against creation order: one list, by creation.
+          for (const [i, agentId] of [...agents, ...agents, ...agents].slice(0, 5).entries()) {
+            made.push(`run-${9 - i}-${t.fresh("r")}`);
+            await t.store.putRun(run(made[i] as string, agentId));
+          }
+          return { made, list: (page) => t.store.listRuns({ projectId }, page) };
         },
       ],
     ];

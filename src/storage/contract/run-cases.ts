@@ -37,6 +37,35 @@ export function runCases(t: ContractContext): void {
       expect(ids(await t.store.listRunMessages("run-3"))).toEqual(["m-3"]);
     });
 
+    it("lists no messages of a run it has no record of, of another agent, or from before the run was stored", async () => {
+      const [a, b] = [await t.createAgent("agent-a"), await t.createAgent("agent-b")];
+      await t.store.commit(step(a, { messages: [runMessage("m-0", "run-none", 1)] }));
+      expect(await t.store.listRunMessages("run-none")).toEqual([]);
+      await t.store.commit(step(a, { messages: [runMessage("m-early", "run-1", 1)] }));
+      await t.store.commit(
+        step(a, { messages: [runMessage("m-1", "run-1", 2)], run: run("run-1", a) }),
+      );
+      await t.store.commit(step(b, { messages: [runMessage("m-b", "run-1", 1)] }));
+      expect(ids(await t.store.listRunMessages("run-1"))).toEqual(["m-1"]);
+      await t.store.deleteAgent(a);
+      expect(await t.store.listRunMessages("run-1")).toEqual([]);
+    });
+
+    it("keeps listing a run's messages however often the run is stored again", async () => {
+      const a = await t.createAgent();
+      await t.store.commit(step(a, { messages: [runMessage("m-before", "run-9", 1)] }));
+      await t.store.putRun(run("run-1", a));
+      await t.store.commit(step(a, { messages: [runMessage("m-1", "run-1", 1)] }));
+      await t.store.putRun({ ...run("run-1", a), stop_reason: "requires_approval" });
+      await t.store.commit(
+        step(a, { messages: [runMessage("m-2", "run-1", 2)], run: run("run-1", a) }),
+      );
+      const ended = { ...run("run-1", a), status: "completed" as const, completed_at_ms: 9_000 };
+      await t.store.commit(step(a, { messages: [runMessage("m-3", "run-1", 3)], run: ended }));
+      expect(ids(await t.store.listRunMessages("run-1"))).toEqual(["m-1", "m-2", "m-3"]);
+      expect(await t.store.getRun("run-1")).toEqual(ended);
+    });
+
     it("lists runs of one project in creation order, by agent, by activity and by status, with cursors", async () => {
       const a = await t.createAgent("agent-a", "project-1");
       const b = await t.createAgent("agent-b", "project-1");
@@ -88,6 +117,10 @@ export function runCases(t: ContractContext): void {
       };
       await t.store.commit(step(a, { run: ended }));
       expect(await t.store.getRun("run-1")).toEqual(ended);
+      const put = { ...ended, id: "run-2", idempotency_key: "otid-2" };
+      await t.store.putRun(put);
+      expect(await t.store.findRunByKey(a, "otid-2")).toEqual(put);
+      expect(await t.store.listRuns({ projectId: "project-1" }, asc())).toEqual([ended, put]);
     });
 
     it("lists a sub-agent under its parent only, and leaves it be when the parent is deleted", async () => {
@@ -96,21 +129,43 @@ export function runCases(t: ContractContext): void {
       for (const id of ["agent-c2", "agent-c1"]) {
         await t.store.createAgent({ agent: { ...agentRecord(id), parent_id: parent }, blocks: [] });
       }
-      expect(ids(await t.store.listChildren(parent))).toEqual(["agent-c2", "agent-c1"]);
+      const elsewhere = { ...agentRecord("agent-c3", "project-2"), parent_id: parent };
+      await t.store.createAgent({ agent: elsewhere, blocks: [] });
+      expect(ids(await t.store.listChildren(parent))).toEqual(["agent-c2", "agent-c1", "agent-c3"]);
       expect(await t.store.listChildren("agent-c1")).toEqual([]);
+      expect(await t.store.listChildren("agent-unrelated")).toEqual([]);
+      await t.store.deleteAgent("agent-c2");
       await t.store.deleteAgent(parent);
+      // Children outlive their parent, keeping a parent_id that no longer resolves.
       expect(await t.store.getAgent("agent-c1")).toMatchObject({ parent_id: parent });
+      expect(ids(await t.store.listChildren(parent))).toEqual(["agent-c1", "agent-c3"]);
+    });
+
+    it("lists an agent under the parent its updated record names", async () => {
+      const [p, q] = [await t.createAgent("agent-p"), await t.createAgent("agent-q")];
+      await t.store.createAgent({ agent: { ...agentRecord("agent-c"), parent_id: p }, blocks: [] });
+      await t.store.updateAgent({ ...agentRecord("agent-c"), parent_id: q });
+      expect(await t.store.listChildren(p)).toEqual([]);
+      expect(ids(await t.store.listChildren(q))).toEqual(["agent-c"]);
+      await t.store.updateAgent({ ...agentRecord("agent-c"), parent_id: null });
+      expect(await t.store.listChildren(q)).toEqual([]);
     });
 
     it("lists agents waiting for their sub-agents among the sessions to carry on after a restart", async () => {
-      const [a, b, c] = [
-        await t.createAgent("agent-a"),
-        await t.createAgent("agent-b"),
+      // Created out of id order: the list is sorted by id, not by creation.
+      const [c, b, a, d] = [
         await t.createAgent("agent-c"),
+        await t.createAgent("agent-b"),
+        await t.createAgent("agent-a"),
+        await t.createAgent("agent-d"),
       ];
-      await t.store.commit(step(a, { state: session("awaiting_children") }));
+      await t.store.commit(step(c, { state: session("awaiting_children") }));
       await t.store.commit(step(b, { state: session("running") }));
-      await t.store.commit(step(c, { state: session("awaiting_approval") }));
+      await t.store.commit(step(a, { state: session("awaiting_children") }));
+      await t.store.commit(step(d, { state: session("awaiting_approval") }));
+      expect(await t.store.interruptedSessions()).toEqual([a, b, c]);
+      // Once its children have answered and its turn ended, a parent is no longer listed.
+      await t.store.commit(step(c, { state: session("idle") }));
       expect(await t.store.interruptedSessions()).toEqual([a, b]);
     });
   });

@@ -8,6 +8,7 @@ import { searchableText } from "../searchable-text.js";
 import type { NewAgent, PageQuery, RunFilter, Store } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
 import type { StepCommit } from "../turn-store.js";
+import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
 
 interface AgentRows {
   record: AgentRecord;
@@ -27,40 +28,6 @@ export function createInMemoryStore(): Store {
   return new InMemoryStore();
 }
 
-/** A page of `items` (kept in creation order) by Letta's rules; an unknown cursor gives []. */
-function pageOf<T extends { id: string }>(items: readonly T[], page: PageQuery): T[] {
-  const limit = Math.floor(page.limit);
-  if (!(limit > 0)) return [];
-  const ordered = page.order === "asc" ? items : [...items].reverse();
-  const indexOf = (id: string | undefined, missing: number): number | null => {
-    if (id === undefined) return missing;
-    const index = ordered.findIndex((item) => item.id === id);
-    return index < 0 ? null : index;
-  };
-  const after = indexOf(page.after, -1);
-  const before = indexOf(page.before, ordered.length);
-  if (after === null || before === null) return [];
-  return ordered.slice(after + 1, Math.max(after + 1, before)).slice(0, limit);
-}
-
-/** A key for maps keyed by an agent and one of its names (a timer kind, an idempotency key). */
-function pairKey(agentId: string, name: string): string {
-  return `${agentId}\u0000${name}`;
-}
-
-function byDueTime(a: TimerRecord, b: TimerRecord): number {
-  return (
-    a.due_at_ms - b.due_at_ms ||
-    (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0) ||
-    (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0)
-  );
-}
-
-/** A deep copy; one parameter, so that it is safe to pass to `map`. */
-function copy<T>(value: T): T {
-  return structuredClone(value);
-}
-
 /**
  * Members are TypeScript-private rather than `#private` so that a store can be decorated with
  * `Object.create(store, …)` (tests do, to inject failures): `#` members refuse such receivers.
@@ -68,10 +35,16 @@ function copy<T>(value: T): T {
 class InMemoryStore implements Store {
   /** In creation order (a Map keeps insertion order). */
   private readonly agents = new Map<string, AgentRows>();
-  /** Message and passage ids are unique across agents, as in the SQLite store. */
-  private readonly messageIds = new Set<string>();
+  /**
+   * Message ids (unique across agents, as in the SQLite store) with their place among all
+   * messages ever stored, 1, 2, …: SQLite's `messages.seq`.
+   */
+  private readonly messageOrder = new Map<string, number>();
+  private messagesStored = 0;
   private readonly passageIds = new Set<string>();
   private readonly runs = new Map<string, RunRecord>();
+  /** Where each run's messages begin, set when it is first stored: SQLite's `runs.first_seq`. */
+  private readonly runStarts = new Map<string, number>();
   /** Run ids by agent and idempotency key. */
   private readonly runKeys = new Map<string, string>();
   private readonly timers = new Map<string, TimerRecord>();
@@ -109,7 +82,7 @@ class InMemoryStore implements Store {
   async deleteAgent(id: string): Promise<boolean> {
     const rows = this.agents.get(id);
     if (!rows) return false;
-    for (const message of rows.messages) this.messageIds.delete(message.id);
+    for (const message of rows.messages) this.messageOrder.delete(message.id);
     for (const passage of rows.passages) this.passageIds.delete(passage.id);
     for (const run of [...this.runs.values()]) if (run.agent_id === id) this.deleteRun(run.id);
     for (const [key, timer] of this.timers) if (timer.agent_id === id) this.timers.delete(key);
@@ -141,19 +114,20 @@ class InMemoryStore implements Store {
     const { agentId, state, messages, memory, run } = copy(validateStep(step));
     const rows = this.agent(agentId);
     for (const message of messages) {
-      if (this.messageIds.has(message.id)) {
+      if (this.messageOrder.has(message.id)) {
         throw new ConflictError(`message '${message.id}' already exists`);
       }
     }
     this.checkNewPassages(memory.passages);
     if (run) this.checkRunKey(run);
     // Everything is checked: from here on nothing can fail, so the commit is all or nothing.
-    for (const message of messages) this.messageIds.add(message.id);
+    const firstOfStep = this.messagesStored + 1;
+    for (const message of messages) this.messageOrder.set(message.id, ++this.messagesStored);
     rows.messages.push(...messages);
     for (const block of memory.blocks) rows.blocks.set(block.label, block);
     this.addPassages(rows, memory.passages);
     rows.session = state;
-    if (run) this.setRun(run);
+    if (run) this.setRun(run, firstOfStep);
   }
 
   async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
@@ -251,12 +225,16 @@ class InMemoryStore implements Store {
     const parsed = copy(parseInput(RunRecord, run, ["run"]));
     this.agent(parsed.agent_id);
     this.checkRunKey(parsed);
-    this.setRun(parsed);
+    this.setRun(parsed, this.messagesStored + 1);
   }
 
-  /** Sets a run in place, so runs stay in creation order however often they change. */
-  private setRun(run: RunRecord): void {
+  /**
+   * Sets a run in place, so runs stay in creation order however often they change. A new run's
+   * messages begin at `firstMessage` (the first of its commit, or the next to be stored).
+   */
+  private setRun(run: RunRecord, firstMessage: number): void {
     const old = this.runs.get(run.id);
+    if (!old) this.runStarts.set(run.id, firstMessage);
     if (old?.idempotency_key != null) {
       this.runKeys.delete(pairKey(old.agent_id, old.idempotency_key));
     }
@@ -272,6 +250,7 @@ class InMemoryStore implements Store {
       this.runKeys.delete(pairKey(run.agent_id, run.idempotency_key));
     }
     this.runs.delete(runId);
+    this.runStarts.delete(runId);
   }
 
   /** A run's idempotency key may start only one run of its agent. */
@@ -298,18 +277,20 @@ class InMemoryStore implements Store {
     const runs = [...this.runs.values()].filter(
       (run) =>
         this.agents.get(run.agent_id)?.record.project_id === filter.projectId &&
-        (filter.agentId === undefined || run.agent_id === filter.agentId) &&
-        (statuses === null || statuses.includes(run.status)),
+        (filter.agentId === undefined || run.agent_id === filter.agentId),
     );
-    return pageOf(runs, page).map(copy);
+    const keep = (run: RunRecord) => statuses === null || statuses.includes(run.status);
+    return pageOf(runs, page, keep).map(copy);
   }
 
+  /** Its agent's messages with its id from where it began, as SQLite reads them. */
   async listRunMessages(runId: string): Promise<AgentMessage[]> {
-    const found: AgentMessage[] = [];
-    for (const rows of this.agents.values()) {
-      for (const message of rows.messages) if (message.run_id === runId) found.push(message);
-    }
-    return found.map(copy);
+    const run = this.runs.get(runId);
+    const from = this.runStarts.get(runId) ?? 0;
+    const messages = (run && this.agents.get(run.agent_id)?.messages) || [];
+    return messages
+      .filter((m) => m.run_id === runId && (this.messageOrder.get(m.id) ?? 0) >= from)
+      .map(copy);
   }
 
   async listChildren(parentId: string): Promise<AgentRecord[]> {

@@ -89,9 +89,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX timers_by_due ON timers (due_at_ms, agent_id, kind);
   `,
   // 2: sub-agents and runs. Where a run's messages begin (so reading a run is a short range of
-  // its agent's messages, without an index every message insert would pay for), an agent's
-  // children by parent, and sessions waiting for children among those to re-drive. Runs list
-  // by rowid (creation order).
+  // its agent's messages, without an index every message insert would pay for; NULL for the
+  // runs already stored, which are read from their agent's first message), an agent's children
+  // by parent, and sessions waiting for children among those to re-drive. Runs list by rowid
+  // (creation order; an upsert keeps a row's rowid).
   `
   ALTER TABLE runs ADD COLUMN first_seq INTEGER;
 

@@ -119,7 +119,12 @@ class SqliteStore implements Store {
   async updateAgent(agent: AgentRecord): Promise<void> {
     const record = parseInput(AgentRecord, agent, ["agent"]);
     const result = this.transaction(() =>
-      this.sql.updateAgent.run(record.project_id, JSON.stringify(record), record.id),
+      this.sql.updateAgent.run(
+        record.project_id,
+        record.parent_id,
+        JSON.stringify(record),
+        record.id,
+      ),
     );
     if (!changed(result)) throw new NotFoundError("agent", record.id);
   }
@@ -286,7 +291,10 @@ class SqliteStore implements Store {
     this.transaction(() => this.writeRun(parsed), parsed.agent_id);
   }
 
-  /** Writes a run; `firstSeq` (where its messages begin) is kept from the first write that has it. */
+  /**
+   * Writes a run. When it is new, `firstSeq` (its first message in this commit) marks where its
+   * messages begin; without one, they begin after every message stored so far.
+   */
   private writeRun(run: RunRecord, firstSeq: number | null = null): void {
     const json = JSON.stringify(run);
     this.sql.putRun.run(run.id, run.agent_id, run.idempotency_key, json, firstSeq);
@@ -299,7 +307,7 @@ class SqliteStore implements Store {
   async listRunMessages(runId: string): Promise<AgentMessage[]> {
     const start = this.sql.runStart.get(runId);
     if (!start) return [];
-    // A run written before its start was known (an older database) is read from the beginning.
+    // Only a run of a version 1 database has no start: it is read from its agent's first message.
     const from = typeof start.first_seq === "number" ? start.first_seq : 0;
     const rows = this.sql.runMessages.all(text(start, "agent_id"), from, runId);
     return bodies(rows, AgentMessage, "message");

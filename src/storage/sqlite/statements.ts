@@ -16,7 +16,7 @@ const SQL = {
   childrenOf: "SELECT body FROM agents WHERE parent_id = ? ORDER BY seq",
   getAgent: "SELECT body FROM agents WHERE id = ?",
   agentKey: "SELECT seq FROM agents WHERE id = ?",
-  updateAgent: "UPDATE agents SET project_id = ?, body = ? WHERE id = ?",
+  updateAgent: "UPDATE agents SET project_id = ?, parent_id = ?, body = ? WHERE id = ?",
   deleteAgent: "DELETE FROM agents WHERE id = ?",
   agentSeq: "SELECT seq FROM agents WHERE id = ? AND project_id = ?",
   agentsAsc: `SELECT body FROM agents WHERE project_id = ? AND seq > ? AND seq < ?
@@ -74,10 +74,13 @@ const SQL = {
   interruptedSessions: `SELECT agent_id FROM sessions
     WHERE phase IN ('running', 'awaiting_children') ORDER BY agent_id`,
 
-  putRun: `INSERT INTO runs (id, agent_id, idempotency_key, body, first_seq) VALUES (?, ?, ?, ?, ?)
+  // A run's first_seq is set once, when it is first stored: the seq of its first message in
+  // that commit, else the seq the next message will have (or above). Never updated, so a run of
+  // a version 1 database keeps NULL (read from its agent's first message) when it carries on.
+  putRun: `INSERT INTO runs (id, agent_id, idempotency_key, body, first_seq)
+    VALUES (?1, ?2, ?3, ?4, coalesce(?5, (SELECT coalesce(max(seq), 0) + 1 FROM messages)))
     ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id,
-      idempotency_key = excluded.idempotency_key, body = excluded.body,
-      first_seq = coalesce(runs.first_seq, excluded.first_seq)`,
+      idempotency_key = excluded.idempotency_key, body = excluded.body`,
   getRun: "SELECT body FROM runs WHERE id = ?",
   findRunByKey: "SELECT body FROM runs WHERE agent_id = ? AND idempotency_key = ?",
   runOrder: `SELECT r.rowid AS seq FROM runs AS r JOIN agents AS a ON a.id = r.agent_id

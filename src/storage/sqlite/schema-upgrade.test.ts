@@ -1,0 +1,93 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, describe, expect, it } from "vitest";
+import type { AgentMessage } from "../../records/messages.js";
+import { agentRecord, asc, ids, run, session, step } from "../contract/fixtures.js";
+import type { Store } from "../store.js";
+import { MIGRATIONS, migrate } from "./migrations.js";
+import { openSqliteStore } from "./sqlite-store.js";
+
+const directory = await mkdtemp(join(tmpdir(), "holdfast-upgrade-"));
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+function message(id: string, runId: string): AgentMessage {
+  const base = { id, date: "2025-03-01T12:00:00.000Z", run_id: runId, step_id: null, otid: null };
+  return { ...base, message_type: "assistant_message", content: `${id} of ${runId}` };
+}
+
+/**
+ * A database as Holdfast wrote it at schema version 1: records without the fields added since
+ * (`parent_id`, a run's `usage` and `verification`, a message's `seq_id`), and agent-a waiting
+ * mid-turn in run-1 with two messages of it between other runs' messages.
+ */
+async function versionOneDatabase(): Promise<string> {
+  const path = join(directory, `v1-${Math.random().toString(36).slice(2)}.db`);
+  const db = new DatabaseSync(path);
+  migrate(db, MIGRATIONS.slice(0, 1));
+  const { parent_id: _parent, ...agent } = agentRecord("agent-a");
+  db.prepare("INSERT INTO agents (id, project_id, body) VALUES (?, ?, ?)").run(
+    agent.id,
+    agent.project_id,
+    JSON.stringify(agent),
+  );
+  for (const id of ["run-0", "run-1"]) {
+    const { usage: _usage, verification: _verification, ...old } = run(id, "agent-a");
+    db.prepare("INSERT INTO runs (id, agent_id, body) VALUES (?, ?, ?)").run(
+      id,
+      "agent-a",
+      JSON.stringify(old),
+    );
+  }
+  const insert = db.prepare(
+    "INSERT INTO messages (id, agent_id, message_type, created_at, body) VALUES (?, ?, ?, ?, ?)",
+  );
+  for (const [id, runId] of [
+    ["m-0", "run-0"],
+    ["m-1", "run-1"],
+    ["m-x", "run-x"],
+    ["m-2", "run-1"],
+  ] as const) {
+    const body = message(id, runId);
+    insert.run(id, "agent-a", body.message_type, body.date, JSON.stringify(body));
+  }
+  const state = JSON.stringify({ ...session("running"), version: 1, run_id: "run-1" });
+  db.prepare("INSERT INTO sessions (agent_id, version, phase, body) VALUES (?, 1, ?, ?)").run(
+    "agent-a",
+    "running",
+    state,
+  );
+  db.close();
+  return path;
+}
+
+describe("SQLite store opening a version 1 database", () => {
+  let store: Store;
+
+  it("migrates to version 2 keeping its messages findable by run", async () => {
+    store = await openSqliteStore(await versionOneDatabase());
+    expect(ids(await store.listRunMessages("run-1"))).toEqual(["m-1", "m-2"]);
+    expect(ids(await store.listRunMessages("run-0"))).toEqual(["m-0"]);
+    expect(ids(await store.listRuns({ projectId: "project-1" }, asc()))).toEqual([
+      "run-0",
+      "run-1",
+    ]);
+    expect(await store.getRun("run-1")).toEqual(run("run-1", "agent-a"));
+    expect(await store.getAgent("agent-a")).toEqual(agentRecord("agent-a"));
+    expect(await store.listChildren("agent-a")).toEqual([]);
+    expect(await store.interruptedSessions()).toEqual(["agent-a"]);
+    await store.close();
+  });
+
+  it("keeps a run's earlier messages when the run carries on after the upgrade", async () => {
+    store = await openSqliteStore(await versionOneDatabase());
+    const ended = { ...run("run-1", "agent-a"), status: "completed" as const };
+    await store.commit(step("agent-a", { messages: [message("m-3", "run-1")], run: ended }));
+    await store.putRun(ended);
+    expect(ids(await store.listRunMessages("run-1"))).toEqual(["m-1", "m-2", "m-3"]);
+    await store.close();
+  });
+});
