@@ -213,7 +213,9 @@ describe("sub-agents through the HTTP API", () => {
   it("queues a user's message to a child behind the task its parent gave it", async () => {
     const client = await start((request) => {
       const r = read(request);
-      if (r.model === "worker-model") return say(`answer to ${r.task}`, 500);
+      // The task takes long enough for the user's message to arrive while it runs.
+      if (r.model === "worker-model")
+        return say(`answer to ${r.task}`, r.task === "the task" ? 1500 : 0);
       return r.lastRole === "user" ? spawnAll("worker", ["the task"]) : say("boss done");
     });
     const boss = await create(client, "boss");
@@ -224,6 +226,7 @@ describe("sub-agents through the HTTP API", () => {
       async () => (await spawned(client)).length === 1 && (provider?.requests.length ?? 0) >= 2,
     );
     const [child] = await spawned(client);
+    expect((await listRuns(child?.id ?? ""))[0]?.status).toBe("running");
     const mine = await client.agents.messages.create(child?.id ?? "", {
       messages: [{ role: "user", content: "my own question" }],
     });
