@@ -206,10 +206,14 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
     if (step.kind === "finish") return finish(ctx, { state, messages: [] }, step.stopReason);
     if (step.kind === "await_children") {
       // The turn sleeps; the engine wakes it with the children's answers (deliverChildResults).
-      return result(
-        ctx,
-        await commit(ctx, { state: { ...state, phase: "awaiting_children" }, messages: [] }),
-      );
+      const asleep = await commit(ctx, {
+        state: { ...state, phase: "awaiting_children" },
+        messages: [],
+      });
+      // Cancelled meanwhile: no child has its task yet, so the turn ends here instead.
+      if (!ctx.deps.signal?.aborted) return result(ctx, asleep);
+      state = { ...asleep, phase: "running" };
+      continue;
     }
     const applied = await performStep(ctx, state, step);
     // A step that ends the turn is committed together with the turn's end: one write, not two.

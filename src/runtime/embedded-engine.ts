@@ -26,7 +26,7 @@ import {
 } from "./outcomes.js";
 import { SessionMover } from "./session-mover.js";
 import { type Settled, SubAgentDriver } from "./sub-agent-driver.js";
-import { childTasks, orphaned } from "./sub-agents.js";
+import { childTasks, orphaned, refuseUnwantedTask } from "./sub-agents.js";
 import { TimerLoop } from "./timer-loop.js";
 import { type EngineOptions, Turns } from "./turns.js";
 
@@ -113,6 +113,7 @@ export class EmbeddedEngine implements Engine {
       if (input.otid) {
         const seen = await this.options.store.findRunByKey(agentId, input.otid);
         if (seen) return { kind: "duplicate" as const, runId: seen.id };
+        await refuseUnwantedTask(this.options.store, activation.record, input.otid);
       }
       // A sleeping run's children are (re)driven first: after a restart nothing else may have.
       if (activation.state.phase === "awaiting_children") {
@@ -210,9 +211,18 @@ export class EmbeddedEngine implements Engine {
       return activation.state;
     });
     // The children first, durably: a crash before the parent's end leaves no orphan, only a
-    // parent that hears its children were cancelled. A failing cancel is tried again later.
-    await Promise.all(childTasks(state).map((child) => this.#family.cancelChild(child.childId)));
-    await this.#dispatcher.submit(agentId, async (activation) => {
+    // parent that hears its children were cancelled. If a child cannot be cancelled, neither is
+    // the parent: it takes its children's answers again and the cancel fails.
+    try {
+      await Promise.all(childTasks(state).map((child) => this.#family.cancelChild(child.childId)));
+    } catch (error) {
+      await this.#dispatcher.submit(agentId, async (activation) => {
+        activation.cancelling = false;
+      });
+      this.#family.tellParent(agentId);
+      throw error;
+    }
+    const ended = this.#dispatcher.submit(agentId, async (activation) => {
       activation.cancelling = false;
       await this.#turns.ensureFresh(activation);
       const { phase } = activation.state;
@@ -221,6 +231,11 @@ export class EmbeddedEngine implements Engine {
         cancelTurn(activation.agent, activation.state, deps),
       );
       this.#family.settle(activation, result, false);
+    });
+    // If ending the parent failed, it must not wait for ever on children that have ended.
+    await ended.catch((error: unknown) => {
+      this.#family.tellParent(agentId, 1);
+      throw error;
     });
     return true;
   }

@@ -6,6 +6,7 @@ import { newSessionState, type SessionState } from "../records/session-state.js"
 import type { Activation } from "./activation.js";
 import type { Dispatcher } from "./dispatcher.js";
 import { prepareHandoff } from "./session-handoff.js";
+import { childTasks } from "./sub-agents.js";
 import type { TimerLoop } from "./timer-loop.js";
 import type { EngineOptions, Turns } from "./turns.js";
 
@@ -28,7 +29,7 @@ export class SessionMover {
     const held = await this.dispatcher.submit(sourceId, async (source) => {
       await this.turns.finishInterrupted(source);
       if (source.state.session_id !== sessionId) throw new NotFoundError("session", sessionId);
-      if (source.state.phase === "awaiting_children") {
+      if (childTasks(source.state).length > 0) {
         throw new ConflictError(
           `agent ${sourceId} waits for its sub-agents; its session cannot move now`,
         );

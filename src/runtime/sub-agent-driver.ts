@@ -27,6 +27,7 @@ export interface DriverParts {
 
 const RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
+const CANCEL_ATTEMPTS = 5;
 
 /**
  * Moves parents and their sub-agents along: a parent that sleeps gets its children's tasks
@@ -126,10 +127,20 @@ export class SubAgentDriver {
   }
 
   /** Cancels a child of a cancelled parent; tried again while it fails for a passing reason. */
-  async cancelChild(childId: string, attempt = 0): Promise<void> {
-    await this.parts.cancel(childId).catch((error: unknown) => {
-      this.#retry(attempt, error, (n) => void this.cancelChild(childId, n));
-    });
+  /**
+   * Cancels a child of a cancelled parent, trying again (with growing pauses) while it fails for
+   * a passing reason; throws after the last try, so the parent is never ended before its child.
+   */
+  async cancelChild(childId: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.parts.cancel(childId);
+        return;
+      } catch (error) {
+        if (terminal(error) || attempt >= CANCEL_ATTEMPTS - 1) throw error;
+        await this.parts.options.clock.sleep(Math.min(RETRY_MS * 2 ** attempt, MAX_RETRY_MS));
+      }
+    }
   }
 
   /** Passes each decision to the sub-agent below whose approval it answers. */

@@ -1,6 +1,7 @@
 import { awaitedChildren } from "../agent/children.js";
 import { finalAnswer } from "../agent/spawn-tools.js";
 import { VERDICT } from "../agent/verify.js";
+import { ConflictError } from "../core/errors.js";
 import type { AgentRecord, RunRecord } from "../records/agent-record.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
@@ -143,4 +144,25 @@ export async function orphaned(store: Store, child: { record: AgentRecord; state
   const parent = await store.loadSession(record.parent_id);
   const waiting = parent ? childTasks(parent).some((task) => task.childId === record.id) : false;
   return !waiting;
+}
+
+/** A parent that no longer waits (cancelled, deleted): its child's late task is refused. */
+export class UnwantedTaskError extends ConflictError {
+  override readonly code = "TASK_NOT_WANTED";
+}
+
+/**
+ * Refuses a sub-agent's task (its otid is a spawn key) that arrives after its parent stopped
+ * waiting for it: a delivery retried or queued behind a cancel must not start an orphan run.
+ */
+export async function refuseUnwantedTask(
+  store: Store,
+  record: AgentRecord,
+  otid: string,
+): Promise<void> {
+  if (!record.parent_id || !otid.startsWith("spawn:")) return;
+  const parent = await store.loadSession(record.parent_id);
+  const wanted = parent ? childTasks(parent).some((task) => task.key === otid) : false;
+  if (!wanted)
+    throw new UnwantedTaskError(`the parent of ${record.id} no longer waits for this task`);
 }

@@ -1,19 +1,23 @@
 import { checkToolCall, effectiveCapabilities } from "../types/capabilities.js";
 import { AgentOverrides } from "../types/overrides.js";
+import type { WorkloadLog } from "./client-ops.js";
 import type { SimWorld } from "./sim-world.js";
-import { spawnInvariants } from "./spawn-invariants.js";
-import type { WorkloadLog } from "./workload.js";
+import { type SpawnSummary, spawnInvariants } from "./spawn-invariants.js";
 
 const VALID_IDLE_PHASES = new Set(["idle", "paused", "awaiting_approval"]);
 
 /**
  * Checks the disk after a run against what the workload did. Returns every violation found;
- * the world adds its own (two activations, checkpoints going back) as they happen.
+ * the world adds its own (two activations, checkpoints going back) as they happen. The message
+ * checks cover the agents the workload made and the sub-agents it sent messages to.
  */
-export async function checkInvariants(world: SimWorld, log: WorkloadLog): Promise<string[]> {
+export async function checkInvariants(
+  world: SimWorld,
+  log: WorkloadLog,
+): Promise<{ violations: string[]; spawns: SpawnSummary }> {
   const violations: string[] = [];
   const disk = world.disk;
-  for (const [agentId] of log.agents) {
+  for (const agentId of [...log.agents.keys(), ...log.children]) {
     const record = await disk.getAgent(agentId);
     if (log.deleted.has(agentId)) continue;
     if (!record) {
@@ -56,9 +60,8 @@ export async function checkInvariants(world: SimWorld, log: WorkloadLog): Promis
     }
   }
   violations.push(...(await forbiddenExecutions(world, log)));
-  const roots = [...log.agents.keys()].filter((id) => !log.deleted.has(id));
-  violations.push(...(await spawnInvariants(world, roots)));
-  return violations;
+  const spawned = await spawnInvariants(world, log);
+  return { violations: [...violations, ...spawned.violations], spawns: spawned.spawns };
 }
 
 /** Every tool that ran must have been offered to its agent; read-only agents never write. */

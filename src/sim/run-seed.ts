@@ -1,13 +1,8 @@
 import { forkRandom } from "../core/random.js";
+import { approveAll, emptyLog, errorCode, type WorkloadLog } from "./client-ops.js";
 import { checkInvariants } from "./invariants.js";
 import { SimWorld, type WorldOptions } from "./sim-world.js";
-import {
-  approveAll,
-  errorCode,
-  runWorkload,
-  type WorkloadLog,
-  type WorkloadShape,
-} from "./workload.js";
+import { runWorkload, type WorkloadShape } from "./workload.js";
 
 export interface SeedResult {
   seed: number;
@@ -16,6 +11,8 @@ export interface SeedResult {
   traceHash: string;
   faults: Record<string, number>;
   checks: number;
+  /** What the seed did with sub-agents: children made, spawns refused, disruptions, … */
+  orchestration: Record<string, number>;
   trace?: string[];
 }
 
@@ -25,11 +22,16 @@ export interface SeedResult {
  * the invariants. The same seed gives the same trace.
  */
 export async function runSeed(
-  options: WorldOptions & { keepTrace?: boolean; shape?: WorkloadShape },
+  options: WorldOptions & {
+    keepTrace?: boolean;
+    shape?: WorkloadShape;
+    /** For debugging a failing seed: sees the world (its disk) once the invariants ran. */
+    inspect?: (world: SimWorld) => Promise<void>;
+  },
 ): Promise<SeedResult> {
   const world = new SimWorld(options);
   const random = forkRandom(world.random, "workload");
-  let log: WorkloadLog = { agents: new Map(), deleted: new Set(), messages: new Map() };
+  let log: WorkloadLog = emptyLog();
   try {
     await world.boot();
     log = await runWorkload(world, random, options.shape);
@@ -40,16 +42,20 @@ export async function runSeed(
       `the simulation itself failed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const violations = [...world.violations, ...(await checkInvariants(world, log))];
+  const checked = await checkInvariants(world, log);
+  const violations = [...world.violations, ...checked.violations];
+  const { spawn_calls, children } = checked.spawns;
   const result: SeedResult = {
     seed: options.seed,
     ok: violations.length === 0,
     violations,
     traceHash: world.traceHash(),
     faults: world.faults.counts(),
-    checks: log.messages.size + log.agents.size + world.executed.length,
+    checks: log.messages.size + log.agents.size + world.executed.length + spawn_calls + children,
+    orchestration: { ...checked.spawns, ...log.counts },
   };
   if (options.keepTrace) result.trace = world.trace;
+  await options.inspect?.(world);
   return result;
 }
 
@@ -57,11 +63,17 @@ async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
   world.faults.disable();
   world.crash("end of workload");
   await world.boot();
+  // A delete the client never heard back from (the process died) is sent again.
+  for (const agentId of log.deleted) {
+    if (!(await world.disk.getAgent(agentId))) continue;
+    const deleted = await world.drive(world.runtime.deleteAgent(agentId));
+    world.log(`recover delete ${agentId} -> ${deleted.status}`);
+  }
   for (let round = 0; round < 20; round += 1) {
     world.clock.advance(25 * 60 * 60_000);
-    const live = [...log.agents.keys()].filter((id) => !log.deleted.has(id));
+    const live = [...log.agents.keys(), ...log.children].filter((id) => !log.deleted.has(id));
     let waiting = false;
-    for (const agentId of live) waiting = (await settle(world, agentId)) || waiting;
+    for (const agentId of live) waiting = (await settle(world, log, agentId)) || waiting;
     const unacked = [...log.messages.values()].filter(
       (m) => m.ackedAt === null && !log.deleted.has(m.agentId),
     );
@@ -76,21 +88,30 @@ async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
       );
     }
   }
+  world.log("recover: shutdown");
   await world.drive(world.runtime.shutdown());
 }
 
 /**
  * Lets an agent's run that waits for sub-agents stop (they run, fault-free, until they end or
- * ask for an approval), then answers every approval it or its sub-agents wait for. True if the
- * agent was still waiting for something when this began.
+ * ask for an approval), then answers every approval it or its sub-agents wait for, and again
+ * while the run goes on asking (an orchestrator may ask once per spawn, and so may its
+ * children). True if the agent was still waiting for something when this began.
  */
-async function settle(world: SimWorld, agentId: string): Promise<boolean> {
-  const state = await world.drive(world.runtime.session(agentId));
-  if (state.status !== "fulfilled") return false;
-  const { phase, run_id: runId } = state.value;
-  if (phase === "awaiting_children" && runId) {
-    await world.drive(world.runtime.awaitRun(agentId, runId));
+async function settle(world: SimWorld, log: WorkloadLog, agentId: string): Promise<boolean> {
+  let waited = false;
+  for (let pass = 0; pass < 12; pass += 1) {
+    const state = await world.drive(world.runtime.session(agentId));
+    if (state.status !== "fulfilled") return waited;
+    const { phase, run_id: runId } = state.value;
+    if (phase !== "awaiting_children" && phase !== "awaiting_approval") return waited;
+    waited = true;
+    if (phase === "awaiting_children" && runId) {
+      world.log(`recover: ${agentId} waits for its sub-agents in ${runId}`);
+      const stopped = await world.drive(world.runtime.awaitRun(agentId, runId));
+      world.log(`recover: ${runId} of ${agentId} -> ${stopped.status}`);
+    }
+    await world.drive(approveAll(world, log, agentId, true));
   }
-  await world.drive(approveAll(world, agentId, true));
-  return phase === "awaiting_children" || phase === "awaiting_approval";
+  return waited;
 }

@@ -57,7 +57,6 @@ export class SimWorld {
   #kill: () => void = () => {};
   /** Rejects when the current process generation dies. */
   #death: { promise: Promise<never>; reject: (error: Error) => void } = deathOf();
-  #live = new Map<string, number>();
   #lastStep = new Map<string, { runId: string | null; steps: number }>();
 
   constructor(readonly options: WorldOptions) {
@@ -76,7 +75,8 @@ export class SimWorld {
   /** Starts a process generation: a fresh runtime over the disk, resuming what was interrupted. */
   async boot(): Promise<void> {
     this.generation += 1;
-    this.#live = new Map();
+    // Each generation counts its own activations: a dead one's late callbacks touch only its own.
+    const live = new Map<string, number>();
     const generation = this.generation;
     const { store, kill } = faultyStore(this.disk, this.faults, {
       committed: (step) => this.#checkForward(step),
@@ -112,16 +112,24 @@ export class SimWorld {
       idleMs: 30_000,
       observe: {
         activated: (id) => {
-          const count = (this.#live.get(id) ?? 0) + 1;
-          this.#live.set(id, count);
+          const count = (live.get(id) ?? 0) + 1;
+          live.set(id, count);
           if (count > 1)
             this.violations.push(`agent ${id} had two activations in generation ${generation}`);
         },
-        deactivated: (id) => this.#live.set(id, (this.#live.get(id) ?? 1) - 1),
+        deactivated: (id) => live.set(id, (live.get(id) ?? 1) - 1),
       },
     });
     this.log(`boot ${generation}`);
-    await this.drive(this.runtime.start());
+    const started = await this.drive(this.runtime.start());
+    // A server whose start fails (its store could not list what to resume) exits, and its
+    // supervisor starts it again; agents it could not resume wait until they are next used.
+    if (started.status === "rejected") {
+      this.crash("start failed");
+      return this.boot();
+    }
+    const unresumed = started.value.map((failure) => failure.agentId);
+    if (unresumed.length > 0) this.log(`boot ${generation}: not resumed ${unresumed.join(" ")}`);
   }
 
   /** The process dies: nothing of this generation touches the disk again. */

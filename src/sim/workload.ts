@@ -1,40 +1,25 @@
 import { pick, type Random, randomInt } from "../core/random.js";
 import { newAgent } from "../runtime/new-agent.js";
-import { PendingApprovalError } from "../runtime/outcomes.js";
-import { approvalsBelow } from "../runtime/sub-agents.js";
+import { approveAll, emptyLog, errorCode, outcome, send, type WorkloadLog } from "./client-ops.js";
+import { orchestrate, orchestratorOverrides } from "./orchestration.js";
 import type { SimWorld } from "./sim-world.js";
 
-/** A message the simulated client sent: acknowledged once a send resolved. */
-export interface SentMessage {
-  otid: string;
-  agentId: string;
-  /** The logical time it was first sent, and when it was acknowledged. */
-  issuedAt: number;
-  ackedAt: number | null;
-}
-
-/** What the workload did, for the invariants to check against the disk. */
-export interface WorkloadLog {
-  agents: Map<string, string>;
-  deleted: Set<string>;
-  messages: Map<string, SentMessage>;
-}
-
 const TYPES = ["memgpt_agent", "letta_v1_agent", "sim_agent", "verifier"] as const;
-/** The mixed workload also runs orchestrators; the load shapes keep to single agents. */
-const MIXED_TYPES = [...TYPES, "sim_boss"] as const;
+/** The mixed workload also runs orchestrators (a third of its agents); the load shapes do not. */
+const MIXED_TYPES = [...TYPES, "sim_boss", "sim_boss"] as const;
 
 /**
  * Runs a seeded workload against the world: agents created and deleted, messages sent to one
  * agent concurrently and across many, approvals, cancels, transfers, clock moves, crashes and
- * restarts. Every operation's outcome goes to the trace.
+ * restarts, and orchestrators' tasks disturbed while their sub-agents run. Every operation's
+ * outcome goes to the trace.
  */
 export async function runWorkload(
   world: SimWorld,
   random: Random,
   shape: WorkloadShape = "mixed",
 ): Promise<WorkloadLog> {
-  const log: WorkloadLog = { agents: new Map(), deleted: new Set(), messages: new Map() };
+  const log = emptyLog();
   let tick = 0;
   const now = () => tick++;
   if (shape !== "mixed") return burst(world, random, log, shape, now);
@@ -68,7 +53,7 @@ async function burst(
       : Array.from({ length: 100 }, () => ({ id: ids[0] ?? "" }));
   await world.drive(
     Promise.allSettled(
-      sends.map(({ id }) => send(world, log, id, `otid-${world.ids.next("m")}`, now)),
+      sends.map(({ id }) => send(world, log, random, id, `otid-${world.ids.next("m")}`, now)),
     ),
   );
   return log;
@@ -81,15 +66,17 @@ function operation(world: SimWorld, random: Random, log: WorkloadLog, now: () =>
   const agent = live.length > 0 ? pick(random, live) : null;
   const roll = random.next();
   if (!agent || roll < 0.05) return () => createAgent(world, random, log);
-  if (roll < 0.5) return () => send(world, log, agent, `otid-${world.ids.next("m")}`, now);
+  if (roll < 0.5 && log.agents.get(agent) === "sim_boss" && random.next() < 0.6)
+    return () => orchestrate(world, log, random, agent, now);
+  if (roll < 0.5) return () => send(world, log, random, agent, `otid-${world.ids.next("m")}`, now);
   const unacked = [...log.messages.values()].filter(
     (m) => m.ackedAt === null && !log.deleted.has(m.agentId),
   );
   if (roll < 0.58 && unacked.length > 0) {
     const retry = pick(random, unacked);
-    return () => send(world, log, retry.agentId, retry.otid, now);
+    return () => send(world, log, random, retry.agentId, retry.otid, now);
   }
-  if (roll < 0.68) return () => approveAll(world, agent, random.next() < 0.7);
+  if (roll < 0.68) return () => approveAll(world, log, agent, random.next() < 0.7);
   if (roll < 0.72)
     return async () =>
       void world.log(`cancel ${agent} -> ${await world.runtime.cancel(agent).catch(errorCode)}`);
@@ -130,39 +117,24 @@ async function createAgent(
       ? [
           {
             type: "requires_approval" as const,
-            tool_name: pick(random, ["memory_insert", "sim_lookup", "core_memory_append"]),
+            tool_name: pick(random, [
+              "memory_insert",
+              "sim_lookup",
+              "core_memory_append",
+              "spawn_agent",
+            ]),
           },
         ]
       : [];
+  const overrides = type.name === "sim_boss" ? orchestratorOverrides(random) : {};
   const created = newAgent(
-    { name: `sim-${log.agents.size}`, type, toolRules },
+    { name: `sim-${log.agents.size}`, type, toolRules, overrides },
     world.ids,
     world.clock.now(),
   );
   const result = await world.drive(world.store.createAgent(created));
   world.log(`create ${created.agent.id} ${type.name} -> ${result.status}`);
   if (result.status === "fulfilled") log.agents.set(created.agent.id, type.name);
-}
-
-async function send(
-  world: SimWorld,
-  log: WorkloadLog,
-  agentId: string,
-  otid: string,
-  now: () => number,
-) {
-  const sent = log.messages.get(otid) ?? { otid, agentId, issuedAt: now(), ackedAt: null };
-  log.messages.set(otid, sent);
-  try {
-    const result = await world.alive(
-      world.runtime.send(agentId, { content: `message ${otid}`, otid }),
-    );
-    if (sent.ackedAt === null) sent.ackedAt = now();
-    world.log(`send ${otid} -> ${result.duplicate ? "duplicate" : result.stopReason}`);
-  } catch (error) {
-    world.log(`send ${otid} -> ${errorCode(error)}`);
-    if (error instanceof PendingApprovalError) await approveAll(world, agentId, true);
-  }
 }
 
 /** Turns approval for memory_insert on or off, as PATCH /tools/approval does. */
@@ -182,27 +154,6 @@ async function updateAgent(world: SimWorld, agentId: string): Promise<void> {
   await outcome(world, `update ${agentId}`, work);
 }
 
-/** Answers what the agent waits for: its own approvals, or its sub-agents' (through it). */
-export async function approveAll(
-  world: SimWorld,
-  agentId: string,
-  approve: boolean,
-): Promise<void> {
-  const state = await world.runtime.session(agentId).catch(() => null);
-  const own = state?.pending.filter((c) => c.status === "awaiting_approval") ?? [];
-  const below =
-    state?.phase === "awaiting_children"
-      ? await approvalsBelow(world.store, agentId).catch(() => [])
-      : [];
-  const ids = [
-    ...own.map((c) => c.tool_call.tool_call_id),
-    ...below.map((a) => a.message.tool_call.tool_call_id),
-  ];
-  if (ids.length === 0) return;
-  const decisions = ids.map((id) => ({ tool_call_id: id, approve, reason: approve ? null : "no" }));
-  await outcome(world, `approve ${agentId} ${approve}`, world.runtime.approve(agentId, decisions));
-}
-
 async function transfer(world: SimWorld, from: string, to: string): Promise<void> {
   const state = await world.runtime.session(from).catch(() => null);
   if (!state) return;
@@ -212,17 +163,3 @@ async function transfer(world: SimWorld, from: string, to: string): Promise<void
     world.runtime.transferSession(from, state.session_id, to),
   );
 }
-
-async function outcome(world: SimWorld, what: string, work: Promise<unknown>): Promise<void> {
-  try {
-    await world.alive(work);
-    world.log(`${what} -> ok`);
-  } catch (error) {
-    world.log(`${what} -> ${errorCode(error)}`);
-  }
-}
-
-export const errorCode = (error: unknown): string =>
-  typeof error === "object" && error !== null && "code" in error
-    ? String(error.code)
-    : String(error);

@@ -107,10 +107,22 @@ function summarize(results: SeedResult[], faults: FaultProfile, seconds: number)
     for (const [kind, n] of Object.entries(result.faults))
       byKind.set(kind, (byKind.get(kind) ?? 0) + n);
   const checks = results.reduce((sum, r) => sum + r.checks, 0);
+  const spawned = new Map<string, number>();
+  for (const result of results)
+    for (const [what, n] of Object.entries(result.orchestration ?? {}))
+      spawned.set(
+        what,
+        what === "deepest" ? Math.max(spawned.get(what) ?? 0, n) : (spawned.get(what) ?? 0) + n,
+      );
   console.log(
     `runs: ${results.length}, failing: ${failing.length}, seconds: ${seconds.toFixed(1)}`,
   );
-  console.log(`invariant checks: ${checks} (messages, agents and tool executions checked)`);
+  console.log(
+    `invariant checks: ${checks} (messages, agents, tool executions, spawn calls and children checked)`,
+  );
+  console.log(
+    `orchestration: ${[...spawned].map(([what, n]) => `${what}=${n}`).join(", ") || "none"}`,
+  );
   console.log(
     `faults injected: ${
       [...byKind]
