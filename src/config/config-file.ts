@@ -15,6 +15,8 @@ import { BUILTIN_TYPES } from "../types/builtins.js";
 import { AgentTypeRegistry } from "../types/registry.js";
 import { explainRemovedField } from "../types/removed-fields.js";
 import { type DraftSource, resolveAgentTypes } from "../types/resolve.js";
+import type { ChainDefinition } from "./chain-definition.js";
+import { resolveChains } from "./chains.js";
 
 /** The `server:` section: where the server listens and keeps its data. */
 export const ServerSection = z.strictObject({
@@ -35,6 +37,7 @@ const ConfigSections = z.strictObject({
   defaults: z.unknown().optional(),
   tool_packs: z.unknown().optional(),
   types: z.record(z.string(), z.unknown()).optional(),
+  chains: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** A checked configuration: the server section, the catalogue with packs, and every type. */
@@ -44,6 +47,8 @@ export interface HoldfastConfig {
   readonly providers: ProviderSettings;
   readonly catalogue: ToolCatalogue;
   readonly registry: AgentTypeRegistry;
+  /** Chains of agents, by name, in the order the file lists them. */
+  readonly chains: ReadonlyMap<string, ChainDefinition>;
 }
 
 export type ConfigResult =
@@ -107,11 +112,12 @@ export function checkConfig(document: unknown): ConfigResult {
   }
   const resolution = resolveAgentTypes(sources, defaults, catalogue, invalid);
   errors.push(...resolution.errors);
+  const registry = new AgentTypeRegistry(resolution.types);
+  const chains = resolveChains(top.data.chains ?? {}, registry, catalogue);
+  errors.push(...chains.errors);
   if (errors.length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    config: { server, providers, catalogue, registry: new AgentTypeRegistry(resolution.types) },
-  };
+  const byName = new Map(chains.chains.map((chain) => [chain.name, chain]));
+  return { ok: true, config: { server, providers, catalogue, registry, chains: byName } };
 }
 
 /** Adds the file's packs to the catalogue, reporting clashes and unknown tools. */

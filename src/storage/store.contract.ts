@@ -8,6 +8,7 @@ import {
   step,
   userMessage,
 } from "./contract/fixtures.js";
+import { chainRunCases } from "./contract/chain-run-cases.js";
 import { historyCases } from "./contract/history-cases.js";
 import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";
@@ -63,5 +64,6 @@ export function storeContract(
     stateCases(t, options);
     runCases(t);
     runListCases(t);
+    chainRunCases(t, options);
   });
 }

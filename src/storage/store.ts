@@ -1,4 +1,5 @@
 import type { AgentRecord, RunRecord, TimerRecord } from "../records/agent-record.js";
+import type { ChainRunRecord } from "../records/chain-run.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
@@ -27,6 +28,12 @@ export interface RunFilter {
   /** Only runs still running (true) or only ended ones (false). */
   active?: boolean;
   statuses?: readonly string[];
+}
+
+/** Which chain runs to list: a project's, optionally one chain's. */
+export interface ChainRunFilter {
+  projectId: string;
+  chain?: string;
 }
 
 /** An agent with its blocks, as created in one transaction. */
@@ -100,6 +107,14 @@ export interface Store extends TurnStore {
   listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]>;
   /** The run an idempotency key (a message's `otid`) started, if any. */
   findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;
+
+  /** Writes a chain run whole (inserted, or replaced in its place in the list). */
+  putChainRun(run: ChainRunRecord): Promise<void>;
+  getChainRun(id: string): Promise<ChainRunRecord | null>;
+  /** A project's chain runs (optionally of one chain), in creation order, paged like runs. */
+  listChainRuns(filter: ChainRunFilter, page: PageQuery): Promise<ChainRunRecord[]>;
+  /** Chain runs not finished (running or awaiting approval), oldest first: to carry on. */
+  unfinishedChainRuns(): Promise<ChainRunRecord[]>;
 
   /** Sets (or moves) the agent's timer of this kind. */
   putTimer(timer: TimerRecord): Promise<void>;

@@ -1,11 +1,12 @@
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
+import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import type { SessionState } from "../../records/session-state.js";
 import { rankBm25 } from "../bm25.js";
 import { searchableText } from "../searchable-text.js";
-import type { NewAgent, PageQuery, RunFilter, Store } from "../store.js";
+import type { ChainRunFilter, NewAgent, PageQuery, RunFilter, Store } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
 import type { StepCommit } from "../turn-store.js";
 import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
@@ -43,6 +44,8 @@ class InMemoryStore implements Store {
   private messagesStored = 0;
   private readonly passageIds = new Set<string>();
   private readonly runs = new Map<string, RunRecord>();
+  /** Chain runs in creation order (a Map keeps a key's place when it is set again). */
+  private readonly chainRuns = new Map<string, ChainRunRecord>();
   /** Where each run's messages begin, set when it is first stored: SQLite's `runs.first_seq`. */
   private readonly runStarts = new Map<string, number>();
   /** Run ids by agent and idempotency key. */
@@ -265,6 +268,31 @@ class InMemoryStore implements Store {
   private runWithKey(agentId: string, key: string): RunRecord | undefined {
     const runId = this.runKeys.get(pairKey(agentId, key));
     return runId === undefined ? undefined : this.runs.get(runId);
+  }
+
+  async putChainRun(run: ChainRunRecord): Promise<void> {
+    const parsed = copy(parseInput(ChainRunRecord, run, ["chain_run"]));
+    this.chainRuns.set(parsed.id, parsed);
+  }
+
+  async getChainRun(id: string): Promise<ChainRunRecord | null> {
+    const run = this.chainRuns.get(id);
+    return run ? copy(run) : null;
+  }
+
+  async listChainRuns(filter: ChainRunFilter, page: PageQuery): Promise<ChainRunRecord[]> {
+    const runs = [...this.chainRuns.values()].filter(
+      (run) =>
+        run.project_id === filter.projectId &&
+        (filter.chain === undefined || run.chain === filter.chain),
+    );
+    return pageOf(runs, page).map(copy);
+  }
+
+  async unfinishedChainRuns(): Promise<ChainRunRecord[]> {
+    return [...this.chainRuns.values()]
+      .filter((run) => run.status === "running" || run.status === "awaiting_approval")
+      .map(copy);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

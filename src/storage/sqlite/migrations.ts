@@ -104,6 +104,21 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX sessions_interrupted ON sessions (agent_id)
   WHERE phase IN ('running', 'awaiting_children');
   `,
+  // 3: chain runs, one row each, rewritten whole; listed by seq, the unfinished ones found at
+  // start-up through a partial index.
+  `
+  CREATE TABLE chain_runs (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL,
+    chain TEXT NOT NULL,
+    status TEXT NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX chain_runs_by_project ON chain_runs (project_id, seq);
+  CREATE INDEX chain_runs_unfinished ON chain_runs (seq)
+  WHERE status IN ('running', 'awaiting_approval');
+  `,
 ];
 
 /**

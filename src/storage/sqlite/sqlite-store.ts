@@ -1,11 +1,12 @@
 import { DatabaseSync } from "node:sqlite";
 import { NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
+import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
 import type { SessionState } from "../../records/session-state.js";
 import { searchableText } from "../searchable-text.js";
-import type { NewAgent, PageQuery, RunFilter, Store } from "../store.js";
+import type { ChainRunFilter, NewAgent, PageQuery, RunFilter, Store } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
 import type { StepCommit } from "../turn-store.js";
 import { GroupCommit } from "./group-commit.js";
@@ -339,6 +340,34 @@ class SqliteStore implements Store {
 
   async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {
     return body(this.sql.findRunByKey.get(agentId, key), RunRecord, "run");
+  }
+
+  async putChainRun(run: ChainRunRecord): Promise<void> {
+    const parsed = parseInput(ChainRunRecord, run, ["chain_run"]);
+    const { id, project_id, chain, status } = parsed;
+    this.transaction(() =>
+      this.sql.putChainRun.run(id, project_id, chain, status, JSON.stringify(parsed)),
+    );
+  }
+
+  async getChainRun(id: string): Promise<ChainRunRecord | null> {
+    return body(this.sql.getChainRun.get(id), ChainRunRecord, "chain run");
+  }
+
+  async listChainRuns(filter: ChainRunFilter, page: PageQuery): Promise<ChainRunRecord[]> {
+    const chain = filter.chain ?? null;
+    const bounds = pageBounds(page, (id) => {
+      const seq = this.sql.chainRunSeq.get(id, filter.projectId, chain)?.seq;
+      return typeof seq === "number" ? seq : null;
+    });
+    if (!bounds) return [];
+    const statement = page.order === "asc" ? this.sql.chainRunsAsc : this.sql.chainRunsDesc;
+    const rows = statement.all(filter.projectId, chain, bounds.lower, bounds.upper, bounds.limit);
+    return bodies(rows, ChainRunRecord, "chain run");
+  }
+
+  async unfinishedChainRuns(): Promise<ChainRunRecord[]> {
+    return bodies(this.sql.unfinishedChainRuns.all(), ChainRunRecord, "chain run");
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {

@@ -96,6 +96,19 @@ const SQL = {
       AND r.rowid > ?4 AND r.rowid < ?5
     ORDER BY r.rowid DESC LIMIT ?6`,
 
+  putChainRun: `INSERT INTO chain_runs (id, project_id, chain, status, body) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (id) DO UPDATE SET project_id = excluded.project_id, chain = excluded.chain,
+      status = excluded.status, body = excluded.body`,
+  getChainRun: "SELECT body FROM chain_runs WHERE id = ?",
+  chainRunSeq: `SELECT seq FROM chain_runs WHERE id = ?1 AND project_id = ?2
+    AND (?3 IS NULL OR chain = ?3)`,
+  chainRunsAsc: `SELECT body FROM chain_runs WHERE project_id = ?1 AND (?2 IS NULL OR chain = ?2)
+    AND seq > ?3 AND seq < ?4 ORDER BY seq ASC LIMIT ?5`,
+  chainRunsDesc: `SELECT body FROM chain_runs WHERE project_id = ?1 AND (?2 IS NULL OR chain = ?2)
+    AND seq > ?3 AND seq < ?4 ORDER BY seq DESC LIMIT ?5`,
+  unfinishedChainRuns: `SELECT body FROM chain_runs
+    WHERE status IN ('running', 'awaiting_approval') ORDER BY seq`,
+
   putTimer: `INSERT INTO timers (agent_id, kind, due_at_ms) VALUES (?, ?, ?)
     ON CONFLICT (agent_id, kind) DO UPDATE SET due_at_ms = excluded.due_at_ms`,
   clearTimer: "DELETE FROM timers WHERE agent_id = ? AND kind = ?",
