@@ -8,6 +8,7 @@ const LAYERS = [
   "sim",
   "server",
   "service",
+  "chains",
   "runtime",
   "config",
   "agent",

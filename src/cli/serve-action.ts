@@ -30,7 +30,17 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     dataDir,
     defaultModel: model.handle,
     store: options.store ?? "sqlite",
+    onChainError: (runId, error, retryMs) =>
+      log("error", {
+        msg: "chain run failed; driving it again",
+        chain_run_id: runId,
+        error: String(error),
+        retry_ms: retryMs,
+      }),
   });
+  for (const { runId, error } of engine.chainsFailed) {
+    log("error", { msg: "chain run could not carry on", chain_run_id: runId, error });
+  }
   for (const { agentId, error } of engine.failedToResume) {
     log("error", {
       msg: "interrupted session could not resume",
@@ -60,6 +70,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   console.log(`  config: ${path ?? "none (built-in types only)"}`);
   console.log(`  data:   ${dataDir}`);
   console.log(`  types:  ${config.registry.names().join(", ")}`);
+  if (config.chains.size > 0) console.log(`  chains: ${[...config.chains.keys()].join(", ")}`);
   console.log(
     `  store:  ${options.store === "memory" ? "memory (nothing survives a restart)" : "sqlite"}`,
   );

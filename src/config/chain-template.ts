@@ -9,9 +9,7 @@ export type TemplatePart =
   | { kind: "previous" }
   | { kind: "stage"; stage: string };
 
-export type ParsedTemplate =
-  | { ok: true; parts: TemplatePart[] }
-  | { ok: false; message: string };
+export type ParsedTemplate = { ok: true; parts: TemplatePart[] } | { ok: false; message: string };
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const STAGE_OUTPUT = /^stages\.([a-z][a-z0-9_-]*)\.output$/;
@@ -54,18 +52,17 @@ export interface TemplateValues {
 }
 
 export function renderTemplate(parts: readonly TemplatePart[], values: TemplateValues): string {
-  return parts
-    .map((part) => {
-      switch (part.kind) {
-        case "text":
-          return part.text;
-        case "input":
-          return values.input;
-        case "previous":
-          return values.previous;
-        case "stage":
-          return values.stages.get(part.stage) ?? "";
-      }
-    })
-    .join("");
+  const fill = (part: TemplatePart): string => {
+    switch (part.kind) {
+      case "text":
+        return part.text;
+      case "input":
+        return values.input;
+      case "previous":
+        return values.previous;
+      case "stage":
+        return values.stages.get(part.stage) ?? "";
+    }
+  };
+  return parts.map(fill).join("");
 }

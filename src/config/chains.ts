@@ -6,9 +6,9 @@ import { AgentOverrides } from "../types/overrides.js";
 import type { AgentTypeRegistry } from "../types/registry.js";
 import { explainRemovedField } from "../types/removed-fields.js";
 import {
-  ChainDraft,
   type ChainAgentSpec,
   type ChainDefinition,
+  ChainDraft,
   ChainName,
   type ChainRole,
   type ChainStage,
@@ -119,7 +119,14 @@ class ChainChecker {
       if (agents.length > 0 || draft.synthesis) {
         this.#error(`${path}.scoring`, "a scoring stage has no agents or synthesis of its own");
       }
-      const scorer = this.#agent("scoring", draft.scoring, `${path}.scoring`, settings, order, index);
+      const scorer = this.#agent(
+        "scoring",
+        draft.scoring,
+        `${path}.scoring`,
+        settings,
+        order,
+        index,
+      );
       return {
         ...this.#shape(draft),
         agents: [scorer],
@@ -138,6 +145,10 @@ class ChainChecker {
     const synthesis = draft.synthesis
       ? this.#agent("synthesis", draft.synthesis, `${path}.synthesis`, settings, order, index)
       : null;
+    const clash = synthesis ? agents.findIndex((agent) => agent.name === synthesis.name) : -1;
+    if (clash !== -1) {
+      this.#error(`${path}.agents.${clash}.name`, `'${synthesis?.name}' names the stage's synthesis`);
+    }
     return { ...this.#shape(draft), agents, synthesis, scoring: null };
   }
 
@@ -173,7 +184,10 @@ class ChainChecker {
       name: draft.name ?? (role === "agent" ? draft.type : role),
       type: draft.type,
       overrides,
-      task: draft.task === undefined ? null : this.#template(draft.task, `${path}.task`, order, stageIndex),
+      task:
+        draft.task === undefined
+          ? null
+          : this.#template(draft.task, `${path}.task`, order, stageIndex),
     };
   }
 
@@ -208,7 +222,10 @@ class ChainChecker {
 }
 
 /** Agents named after their type get a number when a stage has the type more than once. */
-function numbered(agents: ChainAgentSpec[], drafts: readonly { name?: string }[]): ChainAgentSpec[] {
+function numbered(
+  agents: ChainAgentSpec[],
+  drafts: readonly { name?: string }[],
+): ChainAgentSpec[] {
   return agents.map((agent, i) => {
     if (drafts[i]?.name) return agent;
     const same = agents.filter((other, j) => !drafts[j]?.name && other.type === agent.type);

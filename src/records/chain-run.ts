@@ -16,6 +16,7 @@ export const ChainRunStatus = z.enum([
 ]);
 export type ChainRunStatus = z.infer<typeof ChainRunStatus>;
 
+/** A stage's or stage agent's state; `skipped` is an agent an `any` stage did not need. */
 export const StepStatus = z.enum([
   "pending",
   "running",
@@ -23,6 +24,7 @@ export const StepStatus = z.enum([
   "completed",
   "failed",
   "cancelled",
+  "skipped",
 ]);
 export type StepStatus = z.infer<typeof StepStatus>;
 
@@ -96,4 +98,8 @@ export const ChainRunRecord = z.object({
 });
 export type ChainRunRecord = z.infer<typeof ChainRunRecord>;
 
-export const FINISHED_CHAIN_STATUSES: readonly ChainRunStatus[] = ["completed", "failed", "cancelled"];
+export const FINISHED_CHAIN_STATUSES: readonly ChainRunStatus[] = [
+  "completed",
+  "failed",
+  "cancelled",
+];

@@ -6,6 +6,7 @@ import type { HoldfastConfig } from "../config/config-file.js";
 import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { AgentService } from "../service/agent-service.js";
+import type { ChainService } from "../service/chain-service.js";
 import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
 import type { RunService } from "../service/run-service.js";
@@ -16,6 +17,7 @@ import { body, errorResponse } from "./error-response.js";
 import { type LogSink, requestLog } from "./request-log.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
 import { agentRoutes } from "./routes/agents.js";
+import { chainRoutes } from "./routes/chains.js";
 import { healthRoutes } from "./routes/health.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
@@ -33,6 +35,8 @@ export interface Services {
   sessions?: SessionService;
   /** Runs: status, messages, re-attaching to a stream. */
   runs?: RunService;
+  /** Chains of agents and their runs. */
+  chains?: ChainService;
 }
 
 export interface AppOptions {
@@ -112,6 +116,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     toolRoutes(app, options.services.tools);
     if (options.services.sessions) sessionRoutes(app, options.services.sessions);
     if (options.services.runs) runRoutes(app, options.services.runs);
+    if (options.services.chains) chainRoutes(app, options.services.chains);
   }
 
   app.doc31("/openapi.json", {

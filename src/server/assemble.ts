@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { type ChainResumeFailure, ChainRunner } from "../chains/chain-runner.js";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { systemClock } from "../core/clock.js";
 import { randomIds } from "../core/ids.js";
@@ -10,6 +11,7 @@ import { checkProviderReady } from "../llm/provider-settings.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentService } from "../service/agent-service.js";
+import { ChainService } from "../service/chain-service.js";
 import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
 import { RunService } from "../service/run-service.js";
@@ -30,11 +32,15 @@ export interface AssembleOptions {
   env?: NodeJS.ProcessEnv;
   /** Overrides how models are made (tests pass a scripted sim model). */
   modelFor?: (handle: string) => ModelAdapter;
+  /** Told when a chain run's driver failed (it drives the run again after `retryMs`). */
+  onChainError?: (runId: string, error: unknown, retryMs: number) => void;
 }
 
 export interface Assembled {
   /** Interrupted sessions that could not resume at start-up (they retry on next use). */
   failedToResume: { agentId: string; error: unknown }[];
+  /** Chain runs that could not carry on at start-up (their chain changed); they failed. */
+  chainsFailed: ChainResumeFailure[];
   services: Services;
   engine: EmbeddedEngine;
   store: Store;
@@ -96,8 +102,14 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     checkModel,
   };
   const failedToResume = await engine.start();
+  const chains = new ChainRunner(
+    { store, engine, config, ids: randomIds, clock: systemClock },
+    options.onChainError,
+  );
+  const chainsFailed = await chains.resume();
   return {
     failedToResume,
+    chainsFailed,
     services: {
       agents: new AgentService(ctx),
       messages: new MessageService(ctx),
@@ -105,10 +117,12 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
       tools: new ToolService(ctx),
       sessions: new SessionService(ctx),
       runs: new RunService(ctx),
+      chains: new ChainService(ctx, chains),
     },
     engine,
     store,
     close: async () => {
+      chains.shutdown();
       await engine.shutdown();
       await store.close();
     },

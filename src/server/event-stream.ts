@@ -1,14 +1,34 @@
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
+import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import type { AgentEvent } from "../runtime/agent-events.js";
 import type { AppEnv } from "./auth.js";
-import { errorFrame, type FrameMapper } from "./sse-frames.js";
+import { errorFrame, type Frame, type FrameMapper } from "./sse-frames.js";
+
+/**
+ * Frames written in order; once the client has gone, frames are dropped (what produces them
+ * goes on: runs belong to their agents, not to connections).
+ */
+export function frameWriter(sse: SSEStreamingApi) {
+  let open = true;
+  sse.onAbort(() => {
+    open = false;
+  });
+  let writing = Promise.resolve();
+  return {
+    write(frame: Frame) {
+      if (open) writing = writing.then(() => sse.writeSSE(frame)).catch(() => undefined);
+    },
+    get open() {
+      return open;
+    },
+    /** Resolves when every frame so far is written (or dropped). */
+    drained: () => writing,
+  };
+}
 
 /**
  * Streams a run's events as Letta's SSE: `produce` hands each event to the stream as it
- * happens; a failure becomes a stop reason and an error frame; `[DONE]` ends it. The run
- * belongs to its agent, not to the connection: if the client goes away, frames are dropped and
- * the run goes on.
+ * happens; a failure becomes a stop reason and an error frame; `[DONE]` ends it.
  */
 export function streamEvents(
   c: Context<AppEnv>,
@@ -16,28 +36,21 @@ export function streamEvents(
   produce: (onEvent: (event: AgentEvent) => void) => Promise<void>,
 ) {
   return streamSSE(c, async (sse) => {
-    let open = true;
-    sse.onAbort(() => {
-      open = false;
-    });
-    let writing = Promise.resolve();
-    const write = (frame: { event?: string; data: string }) => {
-      if (open) writing = writing.then(() => sse.writeSSE(frame)).catch(() => undefined);
-    };
+    const out = frameWriter(sse);
     try {
       await produce((event) => {
-        for (const frame of mapper.frames(event)) write(frame);
+        for (const frame of mapper.frames(event)) out.write(frame);
       });
     } catch (error) {
-      write({ data: JSON.stringify({ message_type: "stop_reason", stop_reason: "error" }) });
-      write(errorFrame(error instanceof Error ? error.message : String(error), codeOf(error)));
+      out.write({ data: JSON.stringify({ message_type: "stop_reason", stop_reason: "error" }) });
+      out.write(errorFrame(error instanceof Error ? error.message : String(error), codeOf(error)));
     }
-    write({ data: "[DONE]" });
-    await writing;
+    out.write({ data: "[DONE]" });
+    await out.drained();
   });
 }
 
-const codeOf = (error: unknown) =>
+export const codeOf = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error
     ? String(error.code)
     : "internal_error";

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import { agentCases } from "./contract/agent-cases.js";
+import { chainRunCases } from "./contract/chain-run-cases.js";
 import {
   agentRecord,
   block,
@@ -8,7 +9,6 @@ import {
   step,
   userMessage,
 } from "./contract/fixtures.js";
-import { chainRunCases } from "./contract/chain-run-cases.js";
 import { historyCases } from "./contract/history-cases.js";
 import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";

@@ -1,3 +1,4 @@
+import { ChainRunner } from "../../src/chains/chain-runner.js";
 import { builtinConfig } from "../../src/config/config-file.js";
 import { type IdSource, sequentialIds } from "../../src/core/ids.js";
 import { ManualClock } from "../../src/core/manual-clock.js";
@@ -6,6 +7,7 @@ import { EmbeddedEngine } from "../../src/runtime/embedded-engine.js";
 import type { Services } from "../../src/server/app.js";
 import type { ServiceContext } from "../../src/service/agent-access.js";
 import { AgentService } from "../../src/service/agent-service.js";
+import { ChainService } from "../../src/service/chain-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
 import { MessageService } from "../../src/service/message-service.js";
 import { RunService } from "../../src/service/run-service.js";
@@ -54,6 +56,7 @@ export function serviceKit(
     tools: new ToolService(ctx),
     sessions: new SessionService(ctx),
     runs: new RunService(ctx),
+    chains: new ChainService(ctx, new ChainRunner({ store, engine: runtime, config, ids, clock })),
   };
   return { store, config, clock, ids, model, runtime, ctx, services };
 }

@@ -3,10 +3,7 @@ import { ValidationError } from "../../core/errors.js";
 import type { ChainRunRecord } from "../../records/chain-run.js";
 import { asc, type ContractContext, desc, ids, type StoreContractOptions } from "./fixtures.js";
 
-export function chainRun(
-  id: string,
-  overrides: Partial<ChainRunRecord> = {},
-): ChainRunRecord {
+export function chainRun(id: string, overrides: Partial<ChainRunRecord> = {}): ChainRunRecord {
   return {
     id,
     project_id: "project-1",
@@ -82,8 +79,14 @@ export function chainRunCases(t: ContractContext, options: StoreContractOptions)
       const mine = { projectId: "project-1" };
       expect(ids(await t.store.listChainRuns(mine, asc()))).toEqual(["c-1", "c-2", "c-3"]);
       expect(ids(await t.store.listChainRuns(mine, desc(2)))).toEqual(["c-3", "c-2"]);
-      expect(ids(await t.store.listChainRuns(mine, asc(5, { after: "c-1" })))).toEqual(["c-2", "c-3"]);
-      expect(ids(await t.store.listChainRuns(mine, desc(5, { after: "c-3" })))).toEqual(["c-2", "c-1"]);
+      expect(ids(await t.store.listChainRuns(mine, asc(5, { after: "c-1" })))).toEqual([
+        "c-2",
+        "c-3",
+      ]);
+      expect(ids(await t.store.listChainRuns(mine, desc(5, { after: "c-3" })))).toEqual([
+        "c-2",
+        "c-1",
+      ]);
       const investigate = { projectId: "project-1", chain: "investigate" };
       expect(ids(await t.store.listChainRuns(investigate, asc()))).toEqual(["c-1", "c-3"]);
       expect(await t.store.listChainRuns(investigate, asc(5, { after: "c-2" }))).toEqual([]);
