@@ -147,7 +147,10 @@ class ChainChecker {
       : null;
     const clash = synthesis ? agents.findIndex((agent) => agent.name === synthesis.name) : -1;
     if (clash !== -1) {
-      this.#error(`${path}.agents.${clash}.name`, `'${synthesis?.name}' names the stage's synthesis`);
+      this.#error(
+        `${path}.agents.${clash}.name`,
+        `'${synthesis?.name}' names the stage's synthesis`,
+      );
     }
     return { ...this.#shape(draft), agents, synthesis, scoring: null };
   }

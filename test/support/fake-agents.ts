@@ -67,9 +67,12 @@ export const providerEnv = (baseUrl: string) => ({
   OPENAI_COMPATIBLE_API_KEY: "k",
 });
 
-/** Built-in types plus `types`, or a test fails at once with the config's errors. */
-export function configWith(types: Record<string, unknown>): HoldfastConfig {
-  const checked = checkConfig({ types });
+/** Built-in types plus `types` (and `chains`), or a test fails at once with the config's errors. */
+export function configWith(
+  types: Record<string, unknown>,
+  chains: Record<string, unknown> = {},
+): HoldfastConfig {
+  const checked = checkConfig({ types, chains });
   if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
   return checked.config;
 }

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import type { ChainEvent } from "../../chains/chain-events.js";
 import { FINISHED_CHAIN_STATUSES } from "../../records/chain-run.js";
 import {
   ChainApprovalRequest,
@@ -161,13 +162,20 @@ function followRun(c: Context<AppEnv>, chains: ChainService, runId: string, stre
       ended = resolve;
     });
     sse.onAbort(() => ended());
-    const unsubscribe = chains.subscribe(runId, (event) => {
+    // Events wait until the run's state is out, so that the stream starts with it.
+    let early: ChainEvent[] | null = [];
+    const send = (event: ChainEvent) => {
       for (const frame of mapper.frames(event)) out.write(frame);
       if (event.type === "run" && FINISHED_CHAIN_STATUSES.includes(event.status)) ended();
-    });
+    };
+    const unsubscribe = chains.subscribe(runId, (event) =>
+      early ? early.push(event) : send(event),
+    );
     try {
       const now = await chains.getRun(projectId, runId);
       out.write(mapper.snapshot(now));
+      for (const event of early) send(event);
+      early = null;
       if (FINISHED_CHAIN_STATUSES.includes(now.status) || !chains.driving(runId)) ended();
       await end;
       if (out.open) out.write(mapper.snapshot(await chains.getRun(projectId, runId)));
