@@ -39,8 +39,14 @@ export class ChainDriver {
         return state.finish("failed", { stage: stage.name, message: end.error });
       }
       const output = stageOutput(stage, run.agents, run.synthesis);
-      state.updateStage(index, { status: "completed", output, ended_at_ms });
+      // A score that is missing or too low fails its stage: the gate is the stage's purpose.
       const failure = stage.scoring ? this.#score(output, stage.scoring.min_score) : null;
+      state.updateStage(index, {
+        status: failure ? "failed" : "completed",
+        output,
+        error: failure,
+        ended_at_ms,
+      });
       if (failure) return state.finish("failed", { stage: stage.name, message: failure });
     }
     await state.finish("completed");

@@ -59,6 +59,13 @@ export interface HttpClient {
     approvals: readonly ApprovalAnswer[],
     signal?: AbortSignal,
   ): AsyncGenerator<StreamChunk>;
+  /** Any SSE route: yields its chunks as they arrive. */
+  stream(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): AsyncGenerator<StreamChunk>;
 }
 
 /** Adds `--url` and `--token` to a command. */
@@ -91,12 +98,19 @@ export function createClient(options: ClientOptions = {}): HttpClient {
     return response;
   }
 
-  async function* stream(agentId: string, messages: unknown[], signal?: AbortSignal) {
-    const body = { messages, streaming: true, stream_tokens: true };
-    const response = await send("POST", `/v1/agents/${segment(agentId)}/messages`, body, signal);
+  async function* streamOf(method: string, path: string, body: unknown, signal?: AbortSignal) {
+    const response = await send(method, path, body, signal);
     if (!response.body) throw new CliError("the server sent an empty stream");
     yield* readSse(response.body);
   }
+
+  const stream = (agentId: string, messages: unknown[], signal?: AbortSignal) =>
+    streamOf(
+      "POST",
+      `/v1/agents/${segment(agentId)}/messages`,
+      { messages, streaming: true, stream_tokens: true },
+      signal,
+    );
 
   return {
     baseUrl,
@@ -113,6 +127,7 @@ export function createClient(options: ClientOptions = {}): HttpClient {
         [{ type: "approval", approvals: approvals.map((a) => ({ type: "approval", ...a })) }],
         signal,
       ),
+    stream: streamOf,
   };
 }
 

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { VERSION } from "../core/version.js";
 import { registerAgentsCommands } from "./agents-command.js";
 import { registerBenchCommand } from "./bench/bench-command.js";
+import { registerChainsCommands } from "./chains-command.js";
 import { registerChatCommand } from "./chat-command.js";
 import { registerConfigCommands } from "./config-command.js";
 import { registerDstCommand } from "./dst/dst-command.js";
@@ -18,5 +19,6 @@ registerBenchCommand(program);
 registerDstCommand(program);
 registerAgentsCommands(program);
 registerChatCommand(program);
+registerChainsCommands(program);
 
 await program.parseAsync(process.argv);
