@@ -18,6 +18,8 @@ import { retrying } from "./retrying.js";
 export class ChainRunState {
   #queue: Promise<void> = Promise.resolve();
   #last: Promise<void> = Promise.resolve();
+  /** Whether a write is queued that has not yet taken its copy of the record. */
+  #waiting = false;
 
   constructor(
     private record: ChainRunRecord,
@@ -151,9 +153,16 @@ export class ChainRunState {
 
   #save(): void {
     this.record.updated_at_ms = this.parts.clock.now();
-    const copy = structuredClone(this.record);
+    // A write not yet begun takes the record as it is when it begins: changes made meanwhile
+    // ride along, so a burst of changes costs one write, not one each.
+    if (this.#waiting) return;
     const { store, clock } = this.parts;
-    const write = this.#queue.then(() => retrying(clock, () => store.putChainRun(copy)));
+    const write = this.#queue.then(() => {
+      this.#waiting = false;
+      const copy = structuredClone(this.record);
+      return retrying(clock, () => store.putChainRun(copy));
+    });
+    this.#waiting = true;
     // Each write carries the whole record, so one that failed is made good by the next.
     this.#queue = write.catch(() => undefined);
     this.#last = write;

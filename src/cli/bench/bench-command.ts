@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import type { chainOverhead } from "./chain.js";
 import type { fanOut } from "./fan-out.js";
 import type * as scenarios from "./scenarios.js";
 
@@ -57,6 +58,8 @@ async function runScenario(name: string, quick: boolean): Promise<unknown> {
       return scenarios.startupProbe();
     case "fanout":
       return (await import("./fan-out.js")).fanOut(n(200));
+    case "chain":
+      return (await import("./chain.js")).chainOverhead(n(300));
     default:
       throw new Error(`unknown scenario ${name}`);
   }
@@ -75,6 +78,7 @@ function runAll(quick: boolean) {
     checkpoint: inChild<Of<typeof scenarios.checkpointCost>>("checkpoint", quick),
     startupToFirstTurnMs: inChild<number>("startup", quick),
     fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
+    chain: inChild<Awaited<ReturnType<typeof chainOverhead>>>("chain", quick),
   };
 }
 
@@ -118,6 +122,22 @@ function printTable(r: ReturnType<typeof runAll>): void {
     [
       "fan-out turn / plain turns at once (p50 / p99)",
       `${f(r.fanOut.overheadRatioP50)} / ${f(r.fanOut.overheadRatioP99)}`,
+    ],
+    [
+      "chain run (3 parallel → synthesis) p50 / p99 ms",
+      `${f(r.chain.chainRun.p50Ms)} / ${f(r.chain.chainRun.p99Ms)}`,
+    ],
+    [
+      "same 4 turns direct, warm agents p50 / p99 ms",
+      `${f(r.chain.fourTurnsWarm.p50Ms)} / ${f(r.chain.fourTurnsWarm.p99Ms)}`,
+    ],
+    [
+      "same 4 turns direct, new agents p50 / p99 ms",
+      `${f(r.chain.fourTurnsFresh.p50Ms)} / ${f(r.chain.fourTurnsFresh.p99Ms)}`,
+    ],
+    [
+      "chain / direct p50 (warm / new agents)",
+      `${f(r.chain.overheadVsWarmP50)} / ${f(r.chain.overheadVsFreshP50)}`,
     ],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
