@@ -65,6 +65,42 @@ types:
     ]);
   });
 
+  it("checks chains: the shipped example is ok; each mistake has its path, at start-up too", () => {
+    const example = new URL("../examples/investigation.yaml", import.meta.url).pathname;
+    const good = runCli(["config", "check", example]);
+    expect(good.stdout).toContain("ok (12 agent types, 11 tool packs, 1 chain)");
+    expect(good.status).toBe(0);
+    const path = file(
+      "chains.yaml",
+      `chains:
+  broken:
+    stages:
+      - name: look
+        agents: [{ type: nobody }]
+      - name: look
+        agents: []
+      - name: merge
+        agents: [{ type: synthesis, task: "{{stages.later.output}}" }]
+`,
+    );
+    const result = runCli(["config", "check", path]);
+    expect(result.status).toBe(1);
+    expect(result.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        /: chains\.broken\.stages\.0\.agents\.0\.type: unknown agent type 'nobody'/,
+      ),
+      `${path}: chains.broken.stages.1.name: stage 'look' is named twice`,
+      `${path}: chains.broken.stages.1.agents: a stage needs at least one agent (or \`scoring:\`)`,
+      `${path}: chains.broken.stages.2.agents.0.task: unknown stage 'later'`,
+      "4 errors",
+    ]);
+    const serve = runCli(["serve", "--config", path, "--port", "0"]);
+    expect(serve.status).toBe(1);
+    expect(serve.stdout + serve.stderr).toContain(
+      "chains.broken.stages.1.name: stage 'look' is named twice",
+    );
+  });
+
   it("reads JSON too, and reports a YAML syntax error by line", () => {
     const json = file(
       "good.json",

@@ -21,9 +21,12 @@ export function registerConfigCommands(program: Command): void {
         printErrors(path, result.errors, console.log);
         process.exit(1);
       }
-      const custom = result.config.registry.list().length;
-      console.log(
-        `${path}: ok (${custom} agent types, ${result.config.catalogue.packs.size} tool packs)`,
-      );
+      const { registry, catalogue, chains } = result.config;
+      const counts = [
+        `${registry.list().length} agent types`,
+        `${catalogue.packs.size} tool packs`,
+        ...(chains.size > 0 ? [`${chains.size} chain${chains.size === 1 ? "" : "s"}`] : []),
+      ];
+      console.log(`${path}: ok (${counts.join(", ")})`);
     });
 }
