@@ -273,6 +273,50 @@ describe("chains over HTTP", () => {
     expect(again.status).toBe(409);
   });
 
+  it("a watcher re-attaches mid-run and follows it to the end; an answer on the agent's own route counts", async () => {
+    await start((request) => {
+      const r = read(request);
+      return r.lastRole === "user"
+        ? callTool("memory_insert", { label: "human", new_str: "likes tea" })
+        : say("noted");
+    });
+    const paused = await run("careful", "remember tea");
+    expect(paused.status).toBe("awaiting_approval");
+    const watching = fetch(`${server?.url}/v1/chain-runs/${paused.id}/stream`).then((r) =>
+      r.text(),
+    );
+    const [request] = paused.pending_approvals;
+    // Answered through Letta's agent route, not the chain's.
+    const client = server?.client();
+    await client?.agents.messages.create(request?.agent_id ?? "", {
+      messages: [
+        {
+          type: "approval",
+          approvals: [
+            { type: "approval", tool_call_id: request?.tool_call.tool_call_id, approve: true },
+          ],
+        },
+      ],
+    } as never);
+    const frames = (await watching)
+      .split("\n")
+      .filter((l) => l.startsWith("data: {"))
+      .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+    expect(frames[0]).toMatchObject({ message_type: "chain_run", status: "awaiting_approval" });
+    expect(frames.at(-1)).toMatchObject({
+      message_type: "chain_run",
+      status: "completed",
+      pending_approvals: [],
+    });
+    expect(frames).toContainEqual(
+      expect.objectContaining({
+        message_type: "assistant_message",
+        content: "noted",
+        stage: "write",
+      }),
+    );
+  });
+
   it("streams every stage agent's events tagged with stage and agent, then the finished run", async () => {
     await start(investigation());
     const response = await fetch(`${server?.url}/v1/chains/investigate/runs`, {
