@@ -18,7 +18,10 @@ export interface AgentOutput {
   source: "text" | "reasoning";
 }
 
-/** What a run produced: its last reply, or, with no reply at all, its last reasoning. */
+/**
+ * What a run produced: its last reply, or, with no reply at all, its last reasoning. A reply
+ * through `send_message` (memgpt agents) is a reply too: it is stored as that tool's call.
+ */
 export function outputOf(messages: readonly AgentMessage[]): AgentOutput | null {
   let reasoning: string | null = null;
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -26,6 +29,8 @@ export function outputOf(messages: readonly AgentMessage[]): AgentOutput | null 
     if (message?.message_type === "assistant_message" && message.content.trim()) {
       return { text: message.content, source: "text" };
     }
+    const sent = message?.message_type === "tool_call_message" ? sentText(message) : null;
+    if (sent?.trim()) return { text: sent, source: "text" };
     if (
       reasoning === null &&
       message?.message_type === "reasoning_message" &&
@@ -35,6 +40,19 @@ export function outputOf(messages: readonly AgentMessage[]): AgentOutput | null 
     }
   }
   return reasoning === null ? null : { text: reasoning, source: "reasoning" };
+}
+
+/** The text of a `send_message` call, or null for any other call. */
+function sentText(call: Extract<AgentMessage, { message_type: "tool_call_message" }>) {
+  if (call.tool_call.name !== "send_message") return null;
+  try {
+    const args: unknown = JSON.parse(call.tool_call.arguments);
+    const text =
+      typeof args === "object" && args !== null && "message" in args ? args.message : null;
+    return typeof text === "string" ? text : null;
+  } catch {
+    return null;
+  }
 }
 
 export type AgentVerdict =

@@ -129,9 +129,8 @@ export class ChainDriver {
 
   async #stopAgent(slot: ChainAgentRun): Promise<void> {
     if (slot.status !== "running" && slot.status !== "awaiting_approval") return;
-    await retrying(this.parts.clock, () => this.parts.engine.cancel(slot.agent_id)).catch(
-      () => false,
-    );
+    const { clock, engine, signal } = this.parts;
+    await retrying(clock, () => engine.cancel(slot.agent_id), signal).catch(() => false);
   }
 
   /** Records the score; the reason the run fails on it, or null if it passed. */

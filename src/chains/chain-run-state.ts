@@ -23,7 +23,12 @@ export class ChainRunState {
 
   constructor(
     private record: ChainRunRecord,
-    private readonly parts: { store: Store; clock: Clock; events: ChainEvents },
+    private readonly parts: {
+      store: Store;
+      clock: Clock;
+      events: ChainEvents;
+      signal: AbortSignal;
+    },
   ) {}
 
   get id(): string {
@@ -155,12 +160,12 @@ export class ChainRunState {
     this.record.updated_at_ms = this.parts.clock.now();
     // A write not yet begun takes the record as it is when it begins: changes made meanwhile
     // ride along, so a burst of changes costs one write, not one each.
-    if (this.#waiting) return;
+    if (this.#waiting || this.parts.signal.aborted) return;
     const { store, clock } = this.parts;
     const write = this.#queue.then(() => {
       this.#waiting = false;
       const copy = structuredClone(this.record);
-      return retrying(clock, () => store.putChainRun(copy));
+      return retrying(clock, () => store.putChainRun(copy), this.parts.signal);
     });
     this.#waiting = true;
     // Each write carries the whole record, so one that failed is made good by the next.

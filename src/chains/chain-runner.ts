@@ -1,6 +1,6 @@
 import type { ChainDefinition } from "../config/chain-definition.js";
 import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
-import type { ChainRunRecord } from "../records/chain-run.js";
+import { type ChainRunRecord, FINISHED_CHAIN_STATUSES } from "../records/chain-run.js";
 import type { ApprovalDecision } from "../records/messages.js";
 import { ChainDriver } from "./chain-driver.js";
 import { type ChainEventListener, ChainEvents } from "./chain-events.js";
@@ -28,14 +28,16 @@ export class ChainRunner {
   readonly #events: ChainEvents;
   readonly #parts: ChainParts;
   #stopping = false;
+  /** Aborted at shutdown: writes and retries in flight give up; runs carry on at next start. */
+  readonly #stop = new AbortController();
 
   constructor(
-    parts: Omit<ChainParts, "events">,
+    parts: Omit<ChainParts, "events" | "signal">,
     /** Told when a run's driver failed and will drive it again after `retryMs`. */
     private readonly report: (runId: string, error: unknown, retryMs: number) => void = () => {},
   ) {
     this.#events = new ChainEvents();
-    this.#parts = { ...parts, events: this.#events };
+    this.#parts = { ...parts, events: this.#events, signal: this.#stop.signal };
   }
 
   /** Stores a new run of the chain and starts it; returns the run as first stored. */
@@ -74,23 +76,28 @@ export class ChainRunner {
     return driver ? driver.state.snapshot() : this.#parts.store.getChainRun(runId);
   }
 
-  /** Resolves when the run no longer runs: it ended, or waits for an approval. */
-  async settled(runId: string): Promise<ChainRunRecord> {
+  /**
+   * Resolves when the run no longer runs: it ended, or (unless `untilEnd`) it waits for an
+   * approval.
+   */
+  async settled(runId: string, untilEnd = false): Promise<ChainRunRecord> {
     const driver = this.#drivers.get(runId);
     if (!driver) {
       const stored = await this.#parts.store.getChainRun(runId);
       if (!stored) throw new NotFoundError("chain run", runId);
       return stored;
     }
+    const settledBy = (status: ChainRunRecord["status"]) =>
+      untilEnd ? FINISHED_CHAIN_STATUSES.includes(status) : status !== "running";
     return new Promise((resolve) => {
       const done = () => {
         unsubscribe();
         resolve(driver.state.snapshot());
       };
       const unsubscribe = this.#events.subscribe(runId, (event) => {
-        if (event.type === "run" && event.status !== "running") done();
+        if (event.type === "run" && settledBy(event.status)) done();
       });
-      if (driver.state.current.status !== "running") done();
+      if (settledBy(driver.state.current.status)) done();
     });
   }
 
@@ -147,11 +154,17 @@ export class ChainRunner {
   /** Stops starting work; runs left unfinished carry on at the next start. */
   shutdown(): void {
     this.#stopping = true;
+    this.#stop.abort();
   }
 
   #state(record: ChainRunRecord): ChainRunState {
     const { store, clock } = this.#parts;
-    return new ChainRunState(record, { store, clock, events: this.#events });
+    return new ChainRunState(record, {
+      store,
+      clock,
+      events: this.#events,
+      signal: this.#stop.signal,
+    });
   }
 
   #drive(chain: ChainDefinition, record: ChainRunRecord): void {

@@ -20,6 +20,8 @@ export interface ChainParts {
   readonly ids: IdSource;
   readonly clock: Clock;
   readonly events: ChainEvents;
+  /** Aborted when the runner stops: nothing more is retried. */
+  readonly signal: AbortSignal;
 }
 
 /** How a stage agent ended, as its slot in the run records it. */
@@ -83,9 +85,8 @@ export async function runStageAgent(
       started_at_ms: slot.started_at_ms ?? clock.now(),
     });
     const input = { content: at.task(), otid: ids.otid };
-    let outcome = await retrying(clock, () =>
-      engine.send(ids.agentId, input, { runId: ids.runId }),
-    );
+    const send = () => engine.send(ids.agentId, input, { runId: ids.runId });
+    let outcome = await retrying(clock, send, parts.signal);
     // Sent before a restart: the run may still be going on (its sub-agents at work).
     if (outcome.duplicate && outcome.runId)
       outcome = await engine.awaitRun(ids.agentId, outcome.runId);
@@ -173,7 +174,7 @@ async function ensureAgent(
     parts.clock.now(),
   );
   try {
-    await retrying(parts.clock, () => parts.store.createAgent(created));
+    await retrying(parts.clock, () => parts.store.createAgent(created), parts.signal);
   } catch (error) {
     // A write that failed after it was kept: the agent exists, which is all we need.
     if (!(error instanceof ConflictError) || !(await parts.store.getAgent(agentId))) throw error;

@@ -111,7 +111,7 @@ export class ChainService {
 
   async cancel(projectId: string, runId: string): Promise<ChainRunView> {
     await this.#run(projectId, runId);
-    if (await this.runner.cancel(runId)) return this.settled(projectId, runId);
+    if (await this.runner.cancel(runId)) return view(await this.runner.settled(runId, true));
     return this.getRun(projectId, runId);
   }
 
