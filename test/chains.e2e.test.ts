@@ -368,6 +368,36 @@ describe("chains over HTTP", () => {
     expect(run.stages[1]?.agents.map((a) => a.status)).toEqual(["skipped"]);
   });
 
+  it("keeps each project's chain runs to itself", async () => {
+    provider = await startFakeOpenAiServer(investigation());
+    server = await startTestServer({
+      env: providerEnv(provider.baseUrl),
+      config: configWith(TYPES, CHAINS),
+      tokens: new Map([
+        ["token-a", "project-a"],
+        ["token-b", "project-b"],
+      ]),
+    });
+    const as = (token: string, path: string, body?: unknown) =>
+      fetch(`${server?.url}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const mine = (await (
+      await as("token-a", "/v1/chains/pipeline/runs", { input: "x" })
+    ).json()) as ChainRun;
+    expect(mine.status).toBe("completed");
+    expect((await as("token-b", `/v1/chain-runs/${mine.id}`)).status).toBe(404);
+    expect((await as("token-b", `/v1/chain-runs/${mine.id}/cancel`, {})).status).toBe(404);
+    expect((await as("token-b", `/v1/chain-runs/${mine.id}/stream`)).status).toBe(404);
+    expect(await (await as("token-b", "/v1/chain-runs")).json()).toEqual([]);
+    expect(await (await as("token-a", "/v1/chain-runs")).json()).toHaveLength(1);
+    const agentId = mine.stages[0]?.agents[0]?.agent_id;
+    expect((await as("token-b", `/v1/agents/${agentId}`)).status).toBe(404);
+    expect((await as("token-a", `/v1/agents/${agentId}`)).status).toBe(200);
+  });
+
   it("answers mistakes with clear errors", async () => {
     await start(investigation());
     const unknown = await call("/v1/chains/nope/runs", { body: { input: "q" } });
