@@ -22,6 +22,23 @@ export interface OrchestrationCounts {
   child_messages: number;
 }
 
+/** What the chain workload did, for the summary. */
+export interface ChainCounts {
+  chain_runs_started: number;
+  chain_cancels: number;
+  chain_approvals: number;
+  chain_denials: number;
+  crashes_mid_chain: number;
+  /** Messages a client sent a chain's stage agent directly while its chain ran. */
+  chain_agent_messages: number;
+}
+
+export interface ChainLog {
+  /** The chain runs the workload started (and was told of). */
+  runs: string[];
+  counts: ChainCounts;
+}
+
 /** What the workload did, for the invariants to check against the disk. */
 export interface WorkloadLog {
   /** Agents the workload created (never sub-agents), with their types. */
@@ -31,6 +48,8 @@ export interface WorkloadLog {
   /** Sub-agents the workload sent messages to directly, while their parents drove them. */
   children: Set<string>;
   counts: OrchestrationCounts;
+  /** Chain runs the workload started and what it did to them. */
+  chains: ChainLog;
 }
 
 export function emptyLog(): WorkloadLog {
@@ -44,6 +63,17 @@ export function emptyLog(): WorkloadLog {
       cancels_mid_spawn: 0,
       crashes_mid_spawn: 0,
       child_messages: 0,
+    },
+    chains: {
+      runs: [],
+      counts: {
+        chain_runs_started: 0,
+        chain_cancels: 0,
+        chain_approvals: 0,
+        chain_denials: 0,
+        crashes_mid_chain: 0,
+        chain_agent_messages: 0,
+      },
     },
   };
 }

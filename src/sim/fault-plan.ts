@@ -83,6 +83,11 @@ export class FaultInjector {
     this.#enabled = false;
   }
 
+  /** Starts them again (a later phase of the workload). */
+  enable(): void {
+    this.#enabled = true;
+  }
+
   counts(): Record<string, number> {
     return Object.fromEntries(this.#fired);
   }

@@ -21,6 +21,7 @@ const WRITES = new Set([
   "putRun",
   "putTimer",
   "clearTimer",
+  "putChainRun",
 ]);
 
 export interface FaultyStoreHooks {

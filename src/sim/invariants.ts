@@ -1,5 +1,6 @@
 import { checkToolCall, effectiveCapabilities } from "../types/capabilities.js";
 import { AgentOverrides } from "../types/overrides.js";
+import { type ChainSummary, chainInvariants } from "./chain-invariants.js";
 import type { WorkloadLog } from "./client-ops.js";
 import type { SimWorld } from "./sim-world.js";
 import { type SpawnSummary, spawnInvariants } from "./spawn-invariants.js";
@@ -14,7 +15,7 @@ const VALID_IDLE_PHASES = new Set(["idle", "paused", "awaiting_approval"]);
 export async function checkInvariants(
   world: SimWorld,
   log: WorkloadLog,
-): Promise<{ violations: string[]; spawns: SpawnSummary }> {
+): Promise<{ violations: string[]; spawns: SpawnSummary; chains: ChainSummary }> {
   const violations: string[] = [];
   const disk = world.disk;
   for (const agentId of [...log.agents.keys(), ...log.children]) {
@@ -61,7 +62,12 @@ export async function checkInvariants(
   }
   violations.push(...(await forbiddenExecutions(world, log)));
   const spawned = await spawnInvariants(world, log);
-  return { violations: [...violations, ...spawned.violations], spawns: spawned.spawns };
+  const chained = await chainInvariants(world, log);
+  return {
+    violations: [...violations, ...spawned.violations, ...chained.violations],
+    spawns: spawned.spawns,
+    chains: chained.summary,
+  };
 }
 
 /** Every tool that ran must have been offered to its agent; read-only agents never write. */

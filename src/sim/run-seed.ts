@@ -1,4 +1,5 @@
 import { forkRandom } from "../core/random.js";
+import { runChains, settleChains } from "./chain-workload.js";
 import { approveAll, emptyLog, errorCode, type WorkloadLog } from "./client-ops.js";
 import { checkInvariants } from "./invariants.js";
 import { SimWorld, type WorldOptions } from "./sim-world.js";
@@ -11,15 +12,19 @@ export interface SeedResult {
   traceHash: string;
   faults: Record<string, number>;
   checks: number;
-  /** What the seed did with sub-agents: children made, spawns refused, disruptions, … */
+  /**
+   * What the seed did with sub-agents (children made, spawns refused, disruptions, …) and
+   * chains (`chain_*`: runs started and how they ended, cancels, approvals, crashes mid-chain).
+   */
   orchestration: Record<string, number>;
   trace?: string[];
 }
 
 /**
  * One simulation: a seeded workload with faults, then a recovery without faults (restart,
- * time moves on, every unacknowledged message is sent again, approvals are answered), then
- * the invariants. The same seed gives the same trace.
+ * time moves on, every unacknowledged message is sent again, approvals are answered); then
+ * chains with faults and a recovery again; then the invariants. The same seed gives the same
+ * trace.
  */
 export async function runSeed(
   options: WorldOptions & {
@@ -36,6 +41,11 @@ export async function runSeed(
     await world.boot();
     log = await runWorkload(world, random, options.shape);
     await recover(world, log);
+    if ((options.shape ?? "mixed") === "mixed") {
+      // Chains come after, with faults again: what the workload above drew stays as it was.
+      await runChains(world, forkRandom(random, "chains"), log);
+      await recover(world, log);
+    }
   } catch (error) {
     world.violations.push(
       // The message only: a stack names its caller, and a replay must report the same thing.
@@ -51,8 +61,15 @@ export async function runSeed(
     violations,
     traceHash: world.traceHash(),
     faults: world.faults.counts(),
-    checks: log.messages.size + log.agents.size + world.executed.length + spawn_calls + children,
-    orchestration: { ...checked.spawns, ...log.counts },
+    checks:
+      log.messages.size +
+      log.agents.size +
+      world.executed.length +
+      spawn_calls +
+      children +
+      log.chains.runs.length +
+      checked.chains.chain_stage_agents,
+    orchestration: { ...checked.spawns, ...log.counts, ...log.chains.counts, ...checked.chains },
   };
   if (options.keepTrace) result.trace = world.trace;
   await options.inspect?.(world);
@@ -69,6 +86,8 @@ async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
     const deleted = await world.drive(world.runtime.deleteAgent(agentId));
     world.log(`recover delete ${agentId} -> ${deleted.status}`);
   }
+  // Chains first, while their approvals are fresh (the rounds below move a day at a time).
+  await settleChains(world, log);
   for (let round = 0; round < 20; round += 1) {
     world.clock.advance(25 * 60 * 60_000);
     const live = [...log.agents.keys(), ...log.children].filter((id) => !log.deleted.has(id));
@@ -88,7 +107,9 @@ async function recover(world: SimWorld, log: WorkloadLog): Promise<void> {
       );
     }
   }
+  await settleChains(world, log);
   world.log("recover: shutdown");
+  world.chains?.shutdown();
   await world.drive(world.runtime.shutdown());
 }
 

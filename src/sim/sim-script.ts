@@ -1,6 +1,7 @@
 import { type Random, randomInt } from "../core/random.js";
 import type { ModelRequest } from "../llm/model.js";
 import type { SimReply, SimScript } from "../llm/sim/sim-model.js";
+import { SCORING_PROMPT } from "../types/prompts.js";
 
 /**
  * The simulated model's behaviour, drawn from its seeded stream: memory writes (sometimes past a
@@ -21,6 +22,7 @@ export function simScript(random: Random): SimScript {
     const last = request.messages.at(-1);
     const roll = random.next();
     if (offered.has("spawn_agent")) return orchestrate(random, roll, last?.role === "tool");
+    if (request.system.includes(SCORING_PROMPT)) return score(random, roll);
     if (last?.role === "tool")
       return roll < 0.15 && offered.has("sim_lookup")
         ? call("sim_lookup", { key: "again" }, true)
@@ -55,4 +57,16 @@ function orchestrate(random: Random, roll: number, heard: boolean): SimReply {
     args: { agent_type: CHILD_TYPES[randomInt(random, 0, 2)] ?? "sim_agent", prompt: `part ${i}` },
   }));
   return { toolCalls };
+}
+
+/**
+ * A scoring agent: mostly a `score: N` line or JSON, sometimes only in its reasoning, and now
+ * and then an answer with no score at all (the chain must then fail, never read it as 0).
+ */
+function score(random: Random, roll: number): SimReply {
+  const value = randomInt(random, 0, 100);
+  if (roll < 0.55) return { text: `score: ${value}\nit answers the task` };
+  if (roll < 0.75) return { text: `{"score": ${value}, "why": "it answers the task"}` };
+  if (roll < 0.85) return { reasoning: `score: ${value}` };
+  return { text: "a fine answer, I would say" };
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { z } from "zod";
-import { builtinConfig, type HoldfastConfig } from "../config/config-file.js";
+import { ChainRunner } from "../chains/chain-runner.js";
+import type { HoldfastConfig } from "../config/config-file.js";
 import { sequentialIds } from "../core/ids.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { forkRandom, type Random, seededRandom } from "../core/random.js";
@@ -10,13 +10,11 @@ import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
 import type { Store } from "../storage/store.js";
 import type { StepCommit } from "../storage/turn-store.js";
-import { BUILTIN_PACKS, builtinToolCatalogue, createToolCatalogue } from "../tools/catalogue.js";
 import { builtinToolImplementations } from "../tools/registry.js";
 import { failure, implementTool, success, type ToolImplementation } from "../tools/tool.js";
-import { defineTool } from "../tools/tool-declaration.js";
-import { AgentTypeRegistry } from "../types/registry.js";
 import { FaultInjector, type FaultProfile, faultPlan } from "./fault-plan.js";
 import { faultyStore } from "./faulty-store.js";
+import { simConfig, simLookup } from "./sim-config.js";
 import { simScript } from "./sim-script.js";
 
 export interface WorldOptions {
@@ -25,14 +23,6 @@ export interface WorldOptions {
   /** For mutation checks only: replaces the disk the runtime sees with a faulty variant. */
   mutateStore?: (store: Store) => Store;
 }
-
-/** A tool outside Holdfast: it may fail or hang, as the fault plan says. */
-const simLookup = defineTool({
-  name: "sim_lookup",
-  description: "Looks a key up in an external service.",
-  parameters: z.object({ key: z.string() }),
-  risk: "read",
-});
 
 /**
  * One simulated world: a disk (in-memory store) that survives crashes, a clock that moves
@@ -53,7 +43,10 @@ export class SimWorld {
   runtime!: EmbeddedEngine;
   /** The disk as the current process generation sees it (with faults). */
   store!: Store;
+  /** This generation's chain runner, once the workload runs chains (see `runChains`). */
+  chains: ChainRunner | null = null;
   generation = 0;
+  #chainsOn = false;
   #kill: () => void = () => {};
   /** Rejects when the current process generation dies. */
   #death: { promise: Promise<never>; reject: (error: Error) => void } = deathOf();
@@ -130,10 +123,47 @@ export class SimWorld {
     }
     const unresumed = started.value.map((failure) => failure.agentId);
     if (unresumed.length > 0) this.log(`boot ${generation}: not resumed ${unresumed.join(" ")}`);
+    if (this.#chainsOn && !(await this.#startChains())) {
+      this.crash("chain resume failed");
+      return this.boot();
+    }
+  }
+
+  /**
+   * From the next boot on, every generation runs chains: a runner over its engine and store
+   * that carries on unfinished runs once the engine has started. Off until asked, so that a
+   * world without chains makes the same store calls (and draws the same faults) as before.
+   */
+  enableChains(): void {
+    this.#chainsOn = true;
+  }
+
+  /** Builds this generation's chain runner and resumes; false if resuming failed (as a server's start would). */
+  async #startChains(): Promise<boolean> {
+    const generation = this.generation;
+    const runner = new ChainRunner(
+      {
+        store: this.store,
+        engine: this.runtime,
+        config: this.config,
+        ids: this.ids,
+        clock: this.clock,
+      },
+      (runId, error, retryMs) =>
+        this.log(`chain ${runId} of ${generation} drives again in ${retryMs}ms: ${codeOf(error)}`),
+    );
+    this.chains = runner;
+    const resumed = await this.drive(runner.resume());
+    if (resumed.status === "rejected") return false;
+    for (const failed of resumed.value)
+      this.log(`chain ${failed.runId} not resumed: ${failed.error}`);
+    return true;
   }
 
   /** The process dies: nothing of this generation touches the disk again. */
   crash(why: string): void {
+    // A dead process drives nothing again: its chain runner stops too.
+    this.chains?.shutdown();
     this.#kill();
     this.#death.reject(new Error(`the process died (${why})`));
     this.log(`crash ${this.generation} (${why})`);
@@ -230,42 +260,12 @@ export class SimWorld {
   }
 }
 
-/**
- * The built-in types plus `sim_agent` (letta_v1 with the external sim_lookup tool),
- * `sim_careful` (the same, asking before every side effect: approvals in sub-agents) and
- * `sim_boss` (an orchestrator that spawns any of them, itself included, two levels deep).
- */
-function simConfig(): HoldfastConfig {
-  const base = builtinConfig();
-  const letta = base.registry.get("letta_v1_agent");
-  const orchestrator = base.registry.get("orchestrator");
-  if (!letta || !orchestrator) throw new Error("letta_v1_agent or orchestrator missing");
-  const simType = {
-    ...letta,
-    name: "sim_agent",
-    tools: { ...letta.tools, include: ["sim_lookup"] },
-  };
-  const careful = {
-    ...simType,
-    name: "sim_careful",
-    tools: { ...simType.tools, approval: "per_action" as const },
-    policy_profile: "strict" as const,
-  };
-  const boss = {
-    ...orchestrator,
-    name: "sim_boss",
-    limits: { ...orchestrator.limits, max_spawn_depth: 2 },
-  };
-  const catalogue = createToolCatalogue(
-    [...builtinToolCatalogue().tools.values(), simLookup],
-    BUILTIN_PACKS,
-  );
-  return {
-    ...base,
-    catalogue,
-    registry: new AgentTypeRegistry([...base.registry.list(), simType, careful, boss]),
-  };
-}
+const codeOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && "code" in error
+    ? String(error.code)
+    : error instanceof Error
+      ? error.message
+      : String(error);
 
 function deathOf(): { promise: Promise<never>; reject: (error: Error) => void } {
   let reject: (error: Error) => void = () => {};
