@@ -37,12 +37,15 @@ export async function runSeed(
   const world = new SimWorld(options);
   const random = forkRandom(world.random, "workload");
   let log: WorkloadLog = emptyLog();
+  // What the first recovery left wrong: the chain phase's recovery must not hide it.
+  let beforeChains: string[] = [];
   try {
     await world.boot();
     log = await runWorkload(world, random, options.shape);
     await recover(world, log);
     if ((options.shape ?? "mixed") === "mixed") {
       // Chains come after, with faults again: what the workload above drew stays as it was.
+      beforeChains = (await checkInvariants(world, log)).violations;
       await runChains(world, forkRandom(random, "chains"), log);
       await recover(world, log);
     }
@@ -53,7 +56,7 @@ export async function runSeed(
     );
   }
   const checked = await checkInvariants(world, log);
-  const violations = [...world.violations, ...checked.violations];
+  const violations = [...new Set([...world.violations, ...beforeChains, ...checked.violations])];
   const { spawn_calls, children } = checked.spawns;
   const result: SeedResult = {
     seed: options.seed,
