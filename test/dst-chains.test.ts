@@ -86,6 +86,16 @@ describe("deterministic simulation of chains: the chain invariants catch", () =>
     expect(await caught(twins, /two agents for chainrun-/)).toBeDefined();
   });
 
+  it("(2) a stage recorded as begun before the stage before it ended", async () => {
+    const hasty = rewritingRuns((run) => {
+      const first = run.stages[0]?.started_at_ms ?? null;
+      for (const stage of run.stages.slice(1))
+        if (stage.started_at_ms !== null) stage.started_at_ms = first;
+      return run;
+    });
+    expect(await caught(hasty, /stage \w+ of \S+ began at \d+, before/)).toBeDefined();
+  });
+
   it("(3) a finished run that lost a completed stage's output", async () => {
     const forgetful = rewritingRuns((run) => {
       if (run.status !== "running") for (const stage of run.stages) stage.output = null;
@@ -103,6 +113,15 @@ describe("deterministic simulation of chains: the chain invariants catch", () =>
     expect(
       await caught(lenient, /completed with (score \d+ < \d+|no score|a score that did not pass)/),
     ).toBeDefined();
+  });
+
+  it("(5) a completed run whose 'any' stage had no success", async () => {
+    const luckless = rewritingRuns((run) => {
+      if (run.status !== "completed" || !["race", "hasty"].includes(run.chain)) return run;
+      for (const agent of run.stages[0]?.agents ?? []) agent.status = "failed";
+      return run;
+    });
+    expect(await caught(luckless, /no agent of its 'any' stage/)).toBeDefined();
   });
 
   it("(6) a run whose end is never written", async () => {

@@ -280,7 +280,8 @@ function scored(run: ChainRunRecord, chain: ChainDefinition): string[] {
     else if (min !== null && value < min) out.push(`${at} completed with score ${value} < ${min}`);
     if (run.score && !run.score.passed) out.push(`${at} completed with a score that did not pass`);
   }
-  if (stage.status !== "completed" || stage.output === null) return out;
+  // A scorer that answered: its stage completed, or failed on the score it gave (or did not).
+  if (stage.output === null || !["completed", "failed"].includes(stage.status)) return out;
   const parsed = parseScore(stage.output);
   if (parsed === null) {
     if (run.status !== "failed") out.push(`${at}: its scorer gave no score, yet it ${run.status}`);

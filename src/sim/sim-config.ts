@@ -15,8 +15,9 @@ export const simLookup = defineTool({
 
 /**
  * The chains of the simulated world, as a `chains:` section of holdfast.yaml would write them:
- * parallel `all` with synthesis and a graded last stage, a parallel `any` race, a sequential
- * pipeline whose templates read earlier stages, and a stage agent that asks before each action.
+ * parallel `all` with synthesis and a graded last stage, parallel `any` races (one whose agents
+ * get a single step, so that often none succeeds), a sequential pipeline whose templates read
+ * earlier stages, and a stage agent that asks before each action.
  */
 export const SIM_CHAINS = {
   review: {
@@ -72,6 +73,26 @@ export const SIM_CHAINS = {
           },
           { type: "sim_agent", name: "backup", task: "report {{previous}}" },
         ],
+      },
+    ],
+  },
+  hasty: {
+    description: "two tries of one step each (set for the chain): the first to answer wins",
+    limits: { max_iterations: 1 },
+    stages: [
+      {
+        name: "try",
+        parallel: true,
+        success: "any",
+        agents: [
+          { type: "sim_agent", name: "one" },
+          { type: "letta_v1_agent", name: "two" },
+        ],
+      },
+      {
+        name: "polish",
+        limits: { max_iterations: 4 },
+        agents: [{ type: "sim_agent", name: "polisher", task: "polish {{stages.try.output}}" }],
       },
     ],
   },
