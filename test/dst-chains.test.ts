@@ -61,6 +61,18 @@ describe("deterministic simulation of chains", () => {
     for (const what of EXERCISED) expect(seen[what], what).toBeGreaterThan(0);
   });
 
+  // Each seed here once failed, for a real bug (in the simulation or the runner); they must stay green.
+  it.each([
+    [
+      252,
+      "heavy",
+      "a boot overtaken by another started a second chain runner: a run had two drivers",
+    ],
+  ] as const)("regression: seed %i (%s faults): %s", async (seed, faults) => {
+    const result = await runSeed({ seed, faults });
+    expect(result.violations).toEqual([]);
+  });
+
   it("gives the same trace for the same seed while chains run", async () => {
     for (const seed of [5, 12]) {
       const first = await runSeed({ seed, faults: "heavy" });

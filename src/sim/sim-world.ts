@@ -123,6 +123,9 @@ export class SimWorld {
     }
     const unresumed = started.value.map((failure) => failure.agentId);
     if (unresumed.length > 0) this.log(`boot ${generation}: not resumed ${unresumed.join(" ")}`);
+    // A generation that died while it started (another boot began meanwhile) starts nothing:
+    // the fields below are its successor's now.
+    if (this.generation !== generation) return;
     if (this.#chainsOn && !(await this.#startChains())) {
       this.crash("chain resume failed");
       return this.boot();
@@ -154,6 +157,7 @@ export class SimWorld {
     );
     this.chains = runner;
     const resumed = await this.drive(runner.resume());
+    if (this.generation !== generation) return true;
     if (resumed.status === "rejected") return false;
     for (const failed of resumed.value)
       this.log(`chain ${failed.runId} not resumed: ${failed.error}`);
