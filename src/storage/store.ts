@@ -116,6 +116,14 @@ export interface Store extends TurnStore {
   /** Chain runs not finished (running or awaiting approval), oldest first: to carry on. */
   unfinishedChainRuns(): Promise<ChainRunRecord[]>;
 
+  /**
+   * Makes the timers match the sessions: each waiting session gets the wake-ups it needs,
+   * and timers no session needs go (a database written before timers were committed with
+   * checkpoints may have either). Returns how many timers changed. Every commit keeps them
+   * matching afterwards: it writes the session's timers with its checkpoint.
+   */
+  reconcileWakeUps(): Promise<number>;
+
   /** Sets (or moves) the agent's timer of this kind. */
   putTimer(timer: TimerRecord): Promise<void>;
   clearTimer(agentId: string, kind: TimerRecord["kind"]): Promise<void>;

@@ -3,7 +3,7 @@ import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.
 import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
-import type { SessionState } from "../../records/session-state.js";
+import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
 import { rankBm25 } from "../bm25.js";
 import { searchableText } from "../searchable-text.js";
 import type { ChainRunFilter, NewAgent, PageQuery, RunFilter, Store } from "../store.js";
@@ -130,6 +130,7 @@ class InMemoryStore implements Store {
     for (const block of memory.blocks) rows.blocks.set(block.label, block);
     this.addPassages(rows, memory.passages);
     rows.session = state;
+    this.setWakeUps(agentId, state);
     if (run) this.setRun(run, firstOfStep);
   }
 
@@ -331,6 +332,29 @@ class InMemoryStore implements Store {
   async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {
     const run = this.runWithKey(agentId, key);
     return run ? copy(run) : null;
+  }
+
+  /** The session's timers as it needs them: set, moved or cleared with its checkpoint. */
+  private setWakeUps(agentId: string, state: SessionState): void {
+    for (const [kind, due] of Object.entries(wakeUpsOf(state)) as [
+      TimerRecord["kind"],
+      number | null,
+    ][]) {
+      const key = pairKey(agentId, kind);
+      if (due === null) this.timers.delete(key);
+      else this.timers.set(key, { agent_id: agentId, kind, due_at_ms: due });
+    }
+  }
+
+  async reconcileWakeUps(): Promise<number> {
+    const before = new Map(this.timers);
+    this.timers.clear();
+    for (const [agentId, rows] of this.agents) {
+      if (rows.session) this.setWakeUps(agentId, rows.session);
+    }
+    const keys = new Set([...before.keys(), ...this.timers.keys()]);
+    return [...keys].filter((key) => before.get(key)?.due_at_ms !== this.timers.get(key)?.due_at_ms)
+      .length;
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {

@@ -4,7 +4,7 @@ import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.
 import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
-import type { SessionState } from "../../records/session-state.js";
+import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
 import { searchableText } from "../searchable-text.js";
 import type { ChainRunFilter, NewAgent, PageQuery, RunFilter, Store } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
@@ -176,11 +176,20 @@ class SqliteStore implements Store {
         }
         for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
         this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
+        this.writeWakeUps(agentId, state);
         if (run) this.writeRun(run, firstOfRun);
       })
       .catch((error: unknown) => {
         throw storageError(error, agentId);
       });
+  }
+
+  /** The session's timers, as it needs them: set, moved or cleared with its checkpoint. */
+  private writeWakeUps(agentId: string, state: SessionState): void {
+    for (const [kind, due] of Object.entries(wakeUpsOf(state))) {
+      if (due === null) this.sql.clearTimer.run(agentId, kind);
+      else this.sql.putTimer.run(agentId, kind, due);
+    }
   }
 
   /** Writes a message and its search entry; returns its `seq`. */
@@ -368,6 +377,37 @@ class SqliteStore implements Store {
 
   async unfinishedChainRuns(): Promise<ChainRunRecord[]> {
     return bodies(this.sql.unfinishedChainRuns.all(), ChainRunRecord, "chain run");
+  }
+
+  async reconcileWakeUps(): Promise<number> {
+    return this.transaction(() => {
+      const needed = new Map<string, TimerRecord>();
+      for (const row of this.sql.waitingSessions.all()) {
+        const state = sessionOf(row);
+        const agentId = text(row, "agent_id");
+        for (const [kind, due] of Object.entries(state ? wakeUpsOf(state) : {})) {
+          if (due !== null)
+            needed.set(
+              `${agentId}\u0000${kind}`,
+              timerOf({ agent_id: agentId, kind, due_at_ms: due }),
+            );
+        }
+      }
+      let changes = 0;
+      for (const row of this.sql.allTimers.all()) {
+        const timer = timerOf(row);
+        const key = `${timer.agent_id}\u0000${timer.kind}`;
+        const want = needed.get(key);
+        needed.delete(key);
+        if (want?.due_at_ms === timer.due_at_ms) continue;
+        if (want) this.sql.putTimer.run(want.agent_id, want.kind, want.due_at_ms);
+        else this.sql.clearTimer.run(timer.agent_id, timer.kind);
+        changes += 1;
+      }
+      for (const want of needed.values())
+        this.sql.putTimer.run(want.agent_id, want.kind, want.due_at_ms);
+      return changes + needed.size;
+    });
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {

@@ -112,6 +112,9 @@ const SQL = {
   putTimer: `INSERT INTO timers (agent_id, kind, due_at_ms) VALUES (?, ?, ?)
     ON CONFLICT (agent_id, kind) DO UPDATE SET due_at_ms = excluded.due_at_ms`,
   clearTimer: "DELETE FROM timers WHERE agent_id = ? AND kind = ?",
+  allTimers: "SELECT agent_id, kind, due_at_ms FROM timers",
+  waitingSessions: `SELECT agent_id, version, body FROM sessions
+    WHERE phase IN ('paused', 'awaiting_approval') ORDER BY agent_id`,
   dueTimers: `SELECT agent_id, kind, due_at_ms FROM timers WHERE due_at_ms <= ?
     ORDER BY due_at_ms, agent_id, kind`,
   nextTimer: `SELECT agent_id, kind, due_at_ms FROM timers
