@@ -30,6 +30,11 @@ export interface RunFilter {
   statuses?: readonly string[];
 }
 
+/** Which passages a list keeps: those holding every one of these words (any case). */
+export interface PassageFilter {
+  containing?: readonly string[];
+}
+
 /** Which chain runs to list: a project's, optionally one chain's. */
 export interface ChainRunFilter {
   projectId: string;
@@ -65,6 +70,11 @@ export interface Store extends TurnStore {
 
   /** Writes one block outside a turn (the API's block edits); inserts it if new. */
   putBlock(agentId: string, block: CoreBlock): Promise<void>;
+  /** The block with this id among the project's agents, with its agent; null if none. */
+  findBlock(
+    projectId: string,
+    blockId: string,
+  ): Promise<{ agentId: string; block: CoreBlock } | null>;
   deleteBlock(agentId: string, label: string): Promise<boolean>;
 
   listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]>;
@@ -85,7 +95,8 @@ export interface Store extends TurnStore {
   countMessages(agentId: string): Promise<number>;
 
   insertPassages(agentId: string, passages: readonly Passage[]): Promise<void>;
-  listPassages(agentId: string, page: PageQuery): Promise<Passage[]>;
+  /** A page of the agent's passages; with `containing`, only those holding every word (any case). */
+  listPassages(agentId: string, page: PageQuery, filter?: PassageFilter): Promise<Passage[]>;
   deletePassage(agentId: string, passageId: string): Promise<boolean>;
 
   loadSession(agentId: string): Promise<SessionState | null>;

@@ -6,9 +6,16 @@ import { CoreBlock, type MessageHit, Passage } from "../../records/memory-record
 import { AgentMessage } from "../../records/messages.js";
 import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
 import { searchableText } from "../searchable-text.js";
-import type { ChainRunFilter, NewAgent, PageQuery, RunFilter, Store } from "../store.js";
-import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
-import type { StepCommit } from "../turn-store.js";
+import type {
+  ChainRunFilter,
+  NewAgent,
+  PageQuery,
+  PassageFilter,
+  RunFilter,
+  Store,
+} from "../store.js";
+import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
+import type { PassageSearch, StepCommit } from "../turn-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { migrate } from "./migrations.js";
 import {
@@ -150,6 +157,12 @@ class SqliteStore implements Store {
     );
   }
 
+  async findBlock(projectId: string, blockId: string) {
+    const row = this.sql.findBlock.get(projectId, blockId);
+    const block = body(row, CoreBlock, "block");
+    return row && block ? { agentId: text(row, "agent_id"), block } : null;
+  }
+
   async deleteBlock(agentId: string, label: string): Promise<boolean> {
     return changed(this.transaction(() => this.sql.deleteBlock.run(agentId, label)));
   }
@@ -239,16 +252,22 @@ class SqliteStore implements Store {
     return this.sql.searchMessages.all(match, roles, limit).map(hitOf);
   }
 
-  async searchPassages(
-    agentId: string,
-    query: string,
-    options: { tags?: readonly string[]; topK: number },
-  ): Promise<Passage[]> {
+  async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {
     const match = this.match(agentId, query, "text");
     const limit = Math.floor(options.topK);
     if (match === null || !(limit > 0)) return [];
-    const tags = options.tags === undefined ? null : JSON.stringify(options.tags);
-    return this.sql.searchPassages.all(match, tags, limit).map(passageOf);
+    const json = (list: readonly string[] | undefined) =>
+      list === undefined ? null : JSON.stringify(list);
+    return this.sql.searchPassages
+      .all(
+        match,
+        json(options.tags),
+        limit,
+        json(options.anyTags),
+        options.fromMs ?? null,
+        options.toMs ?? null,
+      )
+      .map(passageOf);
   }
 
   /** The MATCH expression for a search of one agent's rows; null if nothing can match. */
@@ -276,11 +295,18 @@ class SqliteStore implements Store {
     this.sql.indexPassage.run(lastInsertRowid, ownerToken(agentKey), passage.text);
   }
 
-  async listPassages(agentId: string, page: PageQuery): Promise<Passage[]> {
+  async listPassages(
+    agentId: string,
+    page: PageQuery,
+    filter: PassageFilter = {},
+  ): Promise<Passage[]> {
     const bounds = pageBounds(page, (id) => seqFrom(this.sql.passageSeq, id, agentId));
     if (!bounds) return [];
     const statement = page.order === "asc" ? this.sql.passagesAsc : this.sql.passagesDesc;
-    return statement.all(agentId, bounds.lower, bounds.upper, bounds.limit).map(passageOf);
+    const words = wordsOf(filter);
+    return statement
+      .all(agentId, bounds.lower, bounds.upper, bounds.limit, words && JSON.stringify(words))
+      .map(passageOf);
   }
 
   async deletePassage(agentId: string, passageId: string): Promise<boolean> {
