@@ -3,6 +3,7 @@ import { AgentOverrides } from "../types/overrides.js";
 import type { WorkloadLog } from "./client-ops.js";
 import type { SimWorld } from "./sim-world.js";
 import { type SpawnSummary, spawnInvariants } from "./spawn-invariants.js";
+import { wakeUpInvariants } from "./wake-up-invariants.js";
 
 const VALID_IDLE_PHASES = new Set(["idle", "paused", "awaiting_approval"]);
 
@@ -60,6 +61,7 @@ export async function checkInvariants(
     }
   }
   violations.push(...(await forbiddenExecutions(world, log)));
+  violations.push(...(await wakeUpInvariants(disk, [...log.agents.keys(), ...log.children])));
   const spawned = await spawnInvariants(world, log);
   return { violations: [...violations, ...spawned.violations], spawns: spawned.spawns };
 }
