@@ -122,6 +122,33 @@ describe("deterministic simulation", () => {
     expect(replay.violations).toEqual(first.violations);
   });
 
+  it("catches a store that keeps a waiting session's checkpoint but loses its wake-up", {
+    timeout: 120_000,
+  }, async () => {
+    // The old engine's bug, as a mutant: the timer written apart from the checkpoint, and lost.
+    const losingWakeUps = (disk: Store): Store =>
+      Object.create(disk, {
+        commit: {
+          writable: true,
+          configurable: true,
+          value: async (step: StepCommit) => {
+            await disk.commit(step);
+            await disk.clearTimer(step.agentId, "wake");
+            await disk.clearTimer(step.agentId, "approval_expiry");
+          },
+        },
+      });
+    const caught = [];
+    for (const seed of range(1, 40)) {
+      const result = await runSeed({ seed, faults: "none", mutateStore: losingWakeUps });
+      if (!result.ok) caught.push(...result.violations);
+      if (caught.length > 0) break;
+    }
+    expect(caught.join("\n")).toMatch(
+      /is (paused|awaiting_approval) with no (wake|approval_expiry) timer/,
+    );
+  });
+
   // Each seed here once failed, for a real bug; they must stay green.
   it.each([
     [1, "mixed", "the timer loop died on a failed store read, taking the process down"],

@@ -33,13 +33,23 @@ function sourceFiles(dir: string): string[] {
 
 const layerOf = (path: string) => relative(SRC, path).split("/")[0] ?? "";
 
+/** Static imports and re-exports (`from "…"`) and dynamic ones (`import("…")`). */
+const IMPORT = /(?:from\s+|import\s*\(\s*)"(\.[^"]+)"/g;
+
 describe("layering", () => {
-  it("never lets a lower layer import a higher one", () => {
+  it("knows every source folder's layer", () => {
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(folders.filter((folder) => !LAYERS.includes(folder))).toEqual([]);
+  });
+
+  it("never lets a lower layer import a higher one, statically or dynamically", () => {
     const violations: string[] = [];
     for (const file of sourceFiles(SRC)) {
       const from = LAYERS.indexOf(layerOf(file));
       if (from === -1) continue;
-      for (const match of readFileSync(file, "utf8").matchAll(/from "(\.[^"]+)"/g)) {
+      for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
         const target = join(file, "..", match[1] ?? "");
         const to = LAYERS.indexOf(layerOf(target));
         if (to !== -1 && to < from)

@@ -127,6 +127,64 @@ describe("durability across restarts (SQLite file)", () => {
     await second.runtime.shutdown();
   });
 
+  it.each([
+    ["dies right after the checkpoint that paused it", false],
+    ["lost the timer (a database from before timers were committed with checkpoints)", true],
+  ])("wakes a paused session whose process %s", async (_what, dropTimer) => {
+    const path = dbPath();
+    const clock = new ManualClock();
+    const pause = {
+      toolCalls: [{ name: "pause_heartbeats", args: { minutes: 10, request_heartbeat: false } }],
+    };
+    const back = {
+      toolCalls: [
+        { name: "send_message", args: { message: "I am back", request_heartbeat: false } },
+      ],
+    };
+    const disk = await openSqliteStore(path);
+    // The process dies the moment the paused checkpoint is on disk: nothing after it runs.
+    let dead = false;
+    const dying: Store = new Proxy(disk, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        return async (...args: unknown[]) => {
+          if (dead && name !== "close") throw new Error("the process died");
+          const result = await value.apply(target, args);
+          const step = args[0] as { state?: { phase?: string } } | undefined;
+          if (name === "commit" && step?.state?.phase === "paused") dead = true;
+          return result;
+        };
+      },
+    });
+    const first = runtimeKit(dying, { clock, model: createSimModel({ script: [pause] }) });
+    const id = await first.create("memgpt_agent");
+    await first.runtime.send(id, { content: "rest a while" }).catch(() => undefined);
+    expect(dead).toBe(true);
+    await first.runtime.shutdown().catch(() => undefined);
+    await disk.close();
+
+    const store = await openSqliteStore(path);
+    expect((await store.loadSession(id))?.phase).toBe("paused");
+    if (dropTimer) await store.clearTimer(id, "wake");
+    else expect(await store.nextTimer()).toMatchObject({ agent_id: id, kind: "wake" });
+    const second = runtimeKit(store, {
+      clock,
+      model: createSimModel({ script: [back] }),
+      idPrefix: "second",
+    });
+    await second.runtime.start();
+    expect(await store.nextTimer()).toMatchObject({ agent_id: id, kind: "wake" });
+    clock.advance(10 * 60_000);
+    for (let i = 0; i < 50 && (await store.loadSession(id))?.phase !== "idle"; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      clock.advance(60_000);
+    }
+    expect((await store.loadSession(id))?.phase).toBe("idle");
+    expect(await store.nextTimer()).toBeNull();
+    await second.runtime.shutdown();
+  });
+
   it("resumes a session that a crash interrupted when the server starts again", async () => {
     const path = dbPath();
     const store = await openSqliteStore(path);

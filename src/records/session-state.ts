@@ -121,3 +121,23 @@ export function beginTurnState(state: SessionState, runId: string): SessionState
     approved_tools: state.approved_tools,
   };
 }
+
+/**
+ * The wake-ups a session needs, by timer kind: a paused session's end and the soonest expiry
+ * of an approval it waits for; null where it needs none. Stores write them in the same
+ * transaction as the checkpoint, so a session never waits without its wake-up.
+ */
+export function wakeUpsOf(state: SessionState): {
+  wake: number | null;
+  approval_expiry: number | null;
+} {
+  const expiries = state.pending.flatMap((call) =>
+    call.status === "awaiting_approval" && call.approval_expires_at_ms !== null
+      ? [call.approval_expires_at_ms]
+      : [],
+  );
+  return {
+    wake: state.phase === "paused" ? state.pause_until_ms : null,
+    approval_expiry: expiries.length > 0 ? Math.min(...expiries) : null,
+  };
+}

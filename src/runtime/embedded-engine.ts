@@ -93,6 +93,8 @@ export class EmbeddedEngine implements Engine {
   }
 
   async start(): Promise<ResumeFailure[]> {
+    // A database from before timers were committed with checkpoints may lack some.
+    await this.options.store.reconcileWakeUps();
     this.#timers.start();
     const interrupted = await this.options.store.interruptedSessions();
     const recovered = await Promise.allSettled(
@@ -330,7 +332,5 @@ export class EmbeddedEngine implements Engine {
       );
     }
     if (result) this.#family.settle(activation, result, false);
-    // Whatever happened, the stored timers now match the session (cleared if none is due).
-    await this.#timers.schedule(activation.record.id, activation.state);
   }
 }

@@ -61,7 +61,7 @@ export class SessionMover {
         memory: { blocks: [], passages: [] },
       });
       source.state = fresh;
-      await this.timers.schedule(sourceId, fresh);
+      this.timers.notice(fresh);
     });
     return moved;
   }
@@ -92,7 +92,7 @@ export class SessionMover {
       });
       target.state = handoff.state;
       target.history.append(handoff.messages);
-      await this.timers.schedule(targetId, handoff.state);
+      this.timers.notice(handoff.state);
       return handoff.state;
     });
   }

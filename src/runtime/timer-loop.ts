@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import type { TimerRecord } from "../records/agent-record.js";
-import type { SessionState } from "../records/session-state.js";
+import { type SessionState, wakeUpsOf } from "../records/session-state.js";
 import type { Store } from "../storage/store.js";
 
 /** How often the loop looks for due timers when none is nearer; a new timer also wakes it. */
@@ -9,7 +9,7 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /**
  * Durable timers: a paused session's wake-up and an approval's expiry are stored with the
- * session, so they fire after a restart too. The loop sleeps until the soonest one.
+ * session's checkpoint, so they fire after a restart too. The loop sleeps until the soonest.
  */
 export class TimerLoop {
   #running = false;
@@ -33,23 +33,12 @@ export class TimerLoop {
   }
 
   /**
-   * Sets or clears the agent's timers to match its session. Given the session as it was
-   * before, a timer that cannot exist is not cleared: an ordinary turn writes nothing here.
+   * A session changed: if it now waits for a time, look again. (Its timers were written with
+   * its checkpoint, in the same transaction; the loop only needs to know it may wake sooner.)
    */
-  async schedule(agentId: string, state: SessionState, before?: SessionState): Promise<void> {
-    const wake = state.phase === "paused" ? state.pause_until_ms : null;
-    const expiry = soonestExpiry(state);
-    const hadWake = !before || before.phase === "paused";
-    const hadExpiry = !before || soonestExpiry(before) !== null;
-    if (wake !== null)
-      await this.store.putTimer({ agent_id: agentId, kind: "wake", due_at_ms: wake });
-    else if (hadWake) await this.store.clearTimer(agentId, "wake");
-    if (expiry !== null) {
-      await this.store.putTimer({ agent_id: agentId, kind: "approval_expiry", due_at_ms: expiry });
-    } else if (hadExpiry) {
-      await this.store.clearTimer(agentId, "approval_expiry");
-    }
-    if (wake !== null || expiry !== null) this.#sleep?.abort();
+  notice(state: SessionState): void {
+    const { wake, approval_expiry } = wakeUpsOf(state);
+    if (wake !== null || approval_expiry !== null) this.#sleep?.abort();
   }
 
   async #loop(): Promise<void> {
@@ -83,14 +72,4 @@ export class TimerLoop {
     if (next.due_at_ms <= this.clock.now()) return RETRY_AFTER_FAILURE_MS;
     return Math.min(next.due_at_ms - this.clock.now(), IDLE_POLL_MS);
   }
-}
-
-/** When the soonest pending approval of the session expires, if any waits. */
-function soonestExpiry(state: SessionState): number | null {
-  const expiries = state.pending.flatMap((call) =>
-    call.status === "awaiting_approval" && call.approval_expires_at_ms !== null
-      ? [call.approval_expires_at_ms]
-      : [],
-  );
-  return expiries.length > 0 ? Math.min(...expiries) : null;
 }

@@ -39,7 +39,6 @@ export class Turns {
   ): Promise<TurnResult> {
     // First, so that the deps below see the reloaded history, not one a failure left behind.
     await this.ensureFresh(activation);
-    const before = activation.state;
     const controller = new AbortController();
     const deps: LoopDeps = {
       model: activation.model,
@@ -56,7 +55,7 @@ export class Turns {
     try {
       const result = await turn(deps);
       activation.state = result.state;
-      await this.timers.schedule(activation.record.id, result.state, before);
+      this.timers.notice(result.state);
       return result;
     } catch (error) {
       // What was committed is the truth; the next operation reloads it before anything else.

@@ -77,11 +77,6 @@ export interface ArchivalSearchResult {
   results: { id: string; content: string; timestamp: string; tags: string[] }[];
 }
 
-/** Every passage of an agent, where a filter has to see them all before paging. */
-const ALL = 1_000_000;
-/** How many ranked passages a search considers before filters that the store cannot apply. */
-const SEARCH_POOL = 10_000;
-
 /** Letta's Passage; `embedding_config` is required by its schema, and Holdfast has none. */
 function passageOut(passage: Passage, agentId: string) {
   return { ...passageView(passage, agentId), embedding_config: null };
@@ -125,7 +120,7 @@ export class MemoryService {
    */
   async attachBlock(projectId: string, agentId: string, blockId: string): Promise<AgentStateView> {
     const agent = await requireAgent(this.ctx, projectId, agentId);
-    const source = await this.#projectBlock(projectId, blockId);
+    const source = (await this.ctx.store.findBlock(projectId, blockId))?.block;
     if (!source) throw new NotFoundError("block", blockId);
     const block = { ...source, id: this.ctx.ids.next("block") };
     await this.ctx.engine.editBlocks(agentId, { kind: "attach", block });
@@ -168,17 +163,9 @@ export class MemoryService {
       limit: options.limit,
       order: options.ascending ? ("asc" as const) : ("desc" as const),
     };
-    const words = (options.search ?? "").toLowerCase().split(/\s+/).filter(Boolean);
-    if (words.length === 0) {
-      const passages = await this.ctx.store.listPassages(agentId, page);
-      return passages.map((passage) => passageOut(passage, agentId));
-    }
-    const all = await this.ctx.store.listPassages(agentId, { limit: ALL, order: "asc" });
-    const found = all.filter((passage) => {
-      const text = passage.text.toLowerCase();
-      return words.every((word) => text.includes(word));
-    });
-    return pageOf(found, page).map((passage) => passageOut(passage, agentId));
+    const containing = (options.search ?? "").split(/\s+/).filter(Boolean);
+    const passages = await this.ctx.store.listPassages(agentId, page, { containing });
+    return passages.map((passage) => passageOut(passage, agentId));
   }
 
   /**
@@ -192,27 +179,20 @@ export class MemoryService {
   ): Promise<ArchivalSearchResult> {
     await requireAgent(this.ctx, projectId, agentId);
     const { tags, startMs, endMs } = options;
-    const anyTag = options.tagMatchMode === "any" && tags.length > 0;
-    const allTags = options.tagMatchMode === "all" && tags.length > 0;
-    const filtering = anyTag || startMs !== undefined || endMs !== undefined;
+    const filter =
+      tags.length === 0 ? {} : options.tagMatchMode === "any" ? { anyTags: tags } : { tags };
     const ranked = await this.ctx.store.searchPassages(agentId, options.query, {
-      ...(allTags ? { tags } : {}),
-      topK: filtering ? SEARCH_POOL : options.topK,
+      topK: options.topK,
+      ...filter,
+      ...(startMs === undefined ? {} : { fromMs: startMs }),
+      ...(endMs === undefined ? {} : { toMs: endMs }),
     });
-    const results = ranked
-      .filter(
-        (passage) =>
-          (!anyTag || passage.tags.some((tag) => tags.includes(tag))) &&
-          (startMs === undefined || passage.created_at_ms >= startMs) &&
-          (endMs === undefined || passage.created_at_ms <= endMs),
-      )
-      .slice(0, options.topK)
-      .map((passage) => ({
-        id: passage.id,
-        content: passage.text,
-        timestamp: new Date(passage.created_at_ms).toISOString(),
-        tags: passage.tags,
-      }));
+    const results = ranked.map((passage) => ({
+      id: passage.id,
+      content: passage.text,
+      timestamp: new Date(passage.created_at_ms).toISOString(),
+      tags: passage.tags,
+    }));
     return { count: results.length, results };
   }
 
@@ -230,25 +210,5 @@ export class MemoryService {
       throw new NotFoundError("block label", label, labels);
     }
     return block;
-  }
-
-  /** The block `blockId` of any agent of the project, scanning agents page by page. */
-  async #projectBlock(projectId: string, blockId: string): Promise<CoreBlock | undefined> {
-    const size = 200;
-    let after: string | undefined;
-    for (;;) {
-      const agents = await this.ctx.store.listAgents(projectId, {
-        after,
-        limit: size,
-        order: "asc",
-      });
-      for (const record of agents) {
-        const blocks = await this.ctx.store.loadBlocks(record.id);
-        const found = blocks.find((block) => block.id === blockId);
-        if (found) return found;
-      }
-      if (agents.length < size) return undefined;
-      after = agents.at(-1)?.id;
-    }
   }
 }

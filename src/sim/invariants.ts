@@ -4,6 +4,7 @@ import { type ChainSummary, chainInvariants } from "./chain-invariants.js";
 import type { WorkloadLog } from "./client-ops.js";
 import type { SimWorld } from "./sim-world.js";
 import { type SpawnSummary, spawnInvariants } from "./spawn-invariants.js";
+import { wakeUpInvariants } from "./wake-up-invariants.js";
 
 const VALID_IDLE_PHASES = new Set(["idle", "paused", "awaiting_approval"]);
 
@@ -61,6 +62,7 @@ export async function checkInvariants(
     }
   }
   violations.push(...(await forbiddenExecutions(world, log)));
+  violations.push(...(await wakeUpInvariants(disk, [...log.agents.keys(), ...log.children])));
   const spawned = await spawnInvariants(world, log);
   const chained = await chainInvariants(world, log);
   return {

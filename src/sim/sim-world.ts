@@ -16,6 +16,7 @@ import { FaultInjector, type FaultProfile, faultPlan } from "./fault-plan.js";
 import { faultyStore } from "./faulty-store.js";
 import { simConfig, simLookup } from "./sim-config.js";
 import { simScript } from "./sim-script.js";
+import { wakeUpInvariants } from "./wake-up-invariants.js";
 
 export interface WorldOptions {
   seed: number;
@@ -71,10 +72,13 @@ export class SimWorld {
     // Each generation counts its own activations: a dead one's late callbacks touch only its own.
     const live = new Map<string, number>();
     const generation = this.generation;
-    const { store, kill } = faultyStore(this.disk, this.faults, {
+    const faulty = faultyStore(this.disk, this.faults, {
       committed: (step) => this.#checkForward(step),
       crash: () => this.crash("crash after write"),
     });
+    const { kill } = faulty;
+    // The new process touches the disk only once the disk is checked as the last one left it.
+    const { store, open } = gated(faulty.store);
     this.#kill = kill;
     this.#death = deathOf();
     this.store = store;
@@ -114,6 +118,8 @@ export class SimWorld {
       },
     });
     this.log(`boot ${generation}`);
+    this.violations.push(...(await this.#leftWaiting(generation)));
+    open();
     const started = await this.drive(this.runtime.start());
     // A server whose start fails (its store could not list what to resume) exits, and its
     // supervisor starts it again; agents it could not resume wait until they are next used.
@@ -162,6 +168,18 @@ export class SimWorld {
     for (const failed of resumed.value)
       this.log(`chain ${failed.runId} not resumed: ${failed.error}`);
     return true;
+  }
+
+  /**
+   * What the last process left on disk (it is dead, and the new one waits at its gate, so
+   * nothing changes meanwhile): every waiting session must have its wake-up before start-up
+   * gets a chance to repair anything.
+   */
+  async #leftWaiting(generation: number): Promise<string[]> {
+    const agents = await this.disk.listAgents("default", { limit: 1_000_000, order: "asc" });
+    const ids = agents.map((agent) => agent.id);
+    const missing = await wakeUpInvariants(this.disk, ids);
+    return missing.map((problem) => `before boot ${generation}: ${problem}`);
   }
 
   /** The process dies: nothing of this generation touches the disk again. */
@@ -278,4 +296,25 @@ function deathOf(): { promise: Promise<never>; reject: (error: Error) => void } 
   });
   promise.catch(() => undefined);
   return { promise, reject };
+}
+
+/** A store whose calls wait until `open()`; once open, calls go straight through. */
+function gated(store: Store): { store: Store; open: () => void } {
+  let opened = false;
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = () => {
+      opened = true;
+      resolve();
+    };
+  });
+  const wrapped = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) =>
+        opened ? value.apply(target, args) : gate.then(() => value.apply(target, args));
+    },
+  });
+  return { store: wrapped, open };
 }

@@ -134,3 +134,9 @@ export function runStatuses(filter: RunFilter): string[] | null {
   }
   return keep;
 }
+
+/** A list filter's words, lowercase and without blanks; null when it keeps every passage. */
+export function wordsOf(filter: { containing?: readonly string[] }): string[] | null {
+  const words = (filter.containing ?? []).map((word) => word.toLowerCase()).filter(Boolean);
+  return words.length > 0 ? words : null;
+}

@@ -10,6 +10,7 @@ import {
   userMessage,
 } from "./contract/fixtures.js";
 import { historyCases } from "./contract/history-cases.js";
+import { memoryQueryCases } from "./contract/memory-query-cases.js";
 import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";
 import { stateCases } from "./contract/state-cases.js";
@@ -65,5 +66,6 @@ export function storeContract(
     runCases(t);
     runListCases(t);
     chainRunCases(t, options);
+    memoryQueryCases(t);
   });
 }

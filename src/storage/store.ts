@@ -30,6 +30,11 @@ export interface RunFilter {
   statuses?: readonly string[];
 }
 
+/** Which passages a list keeps: those holding every one of these words (any case). */
+export interface PassageFilter {
+  containing?: readonly string[];
+}
+
 /** Which chain runs to list: a project's, optionally one chain's. */
 export interface ChainRunFilter {
   projectId: string;
@@ -65,6 +70,11 @@ export interface Store extends TurnStore {
 
   /** Writes one block outside a turn (the API's block edits); inserts it if new. */
   putBlock(agentId: string, block: CoreBlock): Promise<void>;
+  /** The block with this id among the project's agents, with its agent; null if none. */
+  findBlock(
+    projectId: string,
+    blockId: string,
+  ): Promise<{ agentId: string; block: CoreBlock } | null>;
   deleteBlock(agentId: string, label: string): Promise<boolean>;
 
   listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]>;
@@ -85,7 +95,8 @@ export interface Store extends TurnStore {
   countMessages(agentId: string): Promise<number>;
 
   insertPassages(agentId: string, passages: readonly Passage[]): Promise<void>;
-  listPassages(agentId: string, page: PageQuery): Promise<Passage[]>;
+  /** A page of the agent's passages; with `containing`, only those holding every word (any case). */
+  listPassages(agentId: string, page: PageQuery, filter?: PassageFilter): Promise<Passage[]>;
   deletePassage(agentId: string, passageId: string): Promise<boolean>;
 
   loadSession(agentId: string): Promise<SessionState | null>;
@@ -115,6 +126,14 @@ export interface Store extends TurnStore {
   listChainRuns(filter: ChainRunFilter, page: PageQuery): Promise<ChainRunRecord[]>;
   /** Chain runs not finished (running or awaiting approval), oldest first: to carry on. */
   unfinishedChainRuns(): Promise<ChainRunRecord[]>;
+
+  /**
+   * Makes the timers match the sessions: each waiting session gets the wake-ups it needs,
+   * and timers no session needs go (a database written before timers were committed with
+   * checkpoints may have either). Returns how many timers changed. Every commit keeps them
+   * matching afterwards: it writes the session's timers with its checkpoint.
+   */
+  reconcileWakeUps(): Promise<number>;
 
   /** Sets (or moves) the agent's timer of this kind. */
   putTimer(timer: TimerRecord): Promise<void>;

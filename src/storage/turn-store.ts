@@ -3,6 +3,18 @@ import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/m
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
 
+/** How a passage search filters: tags (all of / any of) and the creation time range. */
+export interface PassageSearch {
+  topK: number;
+  /** Passages with every one of these tags. */
+  tags?: readonly string[];
+  /** Passages with at least one of these tags. */
+  anyTags?: readonly string[];
+  /** Created at or after / at or before these times (ms). */
+  fromMs?: number;
+  toMs?: number;
+}
+
 /** Everything one step of the loop changed: committed together, or not at all. */
 export interface StepCommit {
   agentId: string;
@@ -27,11 +39,7 @@ export interface TurnStore {
     query: string,
     options: { roles?: readonly string[]; limit: number },
   ): Promise<MessageHit[]>;
-  searchPassages(
-    agentId: string,
-    query: string,
-    options: { tags?: readonly string[]; topK: number },
-  ): Promise<Passage[]>;
+  searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]>;
   getRun(runId: string): Promise<RunRecord | null>;
   /** Commits a step atomically: messages, memory changes, the session checkpoint and the run. */
   commit(step: StepCommit): Promise<void>;

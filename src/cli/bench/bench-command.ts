@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { chainOverhead } from "./chain.js";
 import type { fanOut } from "./fan-out.js";
+import type { memoryQueries } from "./memory-queries.js";
 import type * as scenarios from "./scenarios.js";
 
 interface BenchOptions {
@@ -58,6 +59,10 @@ async function runScenario(name: string, quick: boolean): Promise<unknown> {
       return scenarios.startupProbe();
     case "fanout":
       return (await import("./fan-out.js")).fanOut(n(200));
+    case "memory":
+      return (await import("./memory-queries.js")).memoryQueries(
+        quick ? [1_000, 10_000] : [1_000, 10_000, 100_000],
+      );
     case "chain":
       return (await import("./chain.js")).chainOverhead(n(300));
     default:
@@ -79,6 +84,7 @@ function runAll(quick: boolean) {
     startupToFirstTurnMs: inChild<number>("startup", quick),
     fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
     chain: inChild<Awaited<ReturnType<typeof chainOverhead>>>("chain", quick),
+    memory: inChild<Awaited<ReturnType<typeof memoryQueries>>>("memory", quick),
   };
 }
 
@@ -139,6 +145,18 @@ function printTable(r: ReturnType<typeof runAll>): void {
       "chain / direct p50 (warm / new agents)",
       `${f(r.chain.overheadVsWarmP50)} / ${f(r.chain.overheadVsFreshP50)}`,
     ],
+    ...r.memory.map((m): [string, string] => [
+      `memory at ${m.passages} passages: list / by words / search rare / common / block p50 ms`,
+      [
+        m.listPageP50Ms,
+        m.listByWordsP50Ms,
+        m.searchRareP50Ms,
+        m.searchFilteredP50Ms,
+        m.blockByIdP50Ms,
+      ]
+        .map((ms) => f(ms, 3))
+        .join(" / "),
+    ]),
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);

@@ -105,6 +105,43 @@ export function stateCases(t: ContractContext, options: StoreContractOptions): v
       expect(await t.store.nextTimer()).toEqual({ agent_id: b, kind: "wake", due_at_ms: 100 });
     });
 
+    it("commits a session's wake-ups with its checkpoint: set, moved, cleared", async () => {
+      const id = await t.createAgent();
+      const call = (expires: number | null) => ({
+        tool_call: { name: "shell", arguments: "{}", tool_call_id: `call-${expires}` },
+        status: "awaiting_approval" as const,
+        child_agent_id: null,
+        request_heartbeat: false,
+        denial_reason: null,
+        approval_expires_at_ms: expires,
+        outcome: null,
+      });
+      await t.store.commit(step(id, { state: { ...session("paused"), pause_until_ms: 700 } }));
+      expect(await t.store.dueTimers(1_000)).toEqual([
+        { agent_id: id, kind: "wake", due_at_ms: 700 },
+      ]);
+      const waiting = { ...session("awaiting_approval"), pending: [call(900), call(800)] };
+      await t.store.commit(step(id, { state: waiting }));
+      expect(await t.store.dueTimers(1_000)).toEqual([
+        { agent_id: id, kind: "approval_expiry", due_at_ms: 800 },
+      ]);
+      await t.store.commit(step(id, { state: session("idle") }));
+      expect(await t.store.nextTimer()).toBeNull();
+    });
+
+    it("reconciles timers with sessions: adds missing wake-ups, drops the ones no session needs", async () => {
+      const [a, b] = [await t.createAgent(), await t.createAgent()];
+      await t.store.commit(step(a, { state: { ...session("paused"), pause_until_ms: 700 } }));
+      await t.store.commit(step(b, { state: session("idle") }));
+      await t.store.clearTimer(a, "wake");
+      await t.store.putTimer({ agent_id: b, kind: "wake", due_at_ms: 5 });
+      expect(await t.store.reconcileWakeUps()).toBe(2);
+      expect(await t.store.dueTimers(1_000)).toEqual([
+        { agent_id: a, kind: "wake", due_at_ms: 700 },
+      ]);
+      expect(await t.store.reconcileWakeUps()).toBe(0);
+    });
+
     it("rejects a timer of an agent that does not exist", async () => {
       await expect(
         t.store.putTimer({ agent_id: "agent-missing", kind: "wake", due_at_ms: 1 }),

@@ -3,12 +3,19 @@ import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.
 import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
-import type { SessionState } from "../../records/session-state.js";
+import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
 import { rankBm25 } from "../bm25.js";
 import { searchableText } from "../searchable-text.js";
-import type { ChainRunFilter, NewAgent, PageQuery, RunFilter, Store } from "../store.js";
-import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
-import type { StepCommit } from "../turn-store.js";
+import type {
+  ChainRunFilter,
+  NewAgent,
+  PageQuery,
+  PassageFilter,
+  RunFilter,
+  Store,
+} from "../store.js";
+import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
+import type { PassageSearch, StepCommit } from "../turn-store.js";
 import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
 
 interface AgentRows {
@@ -130,6 +137,7 @@ class InMemoryStore implements Store {
     for (const block of memory.blocks) rows.blocks.set(block.label, block);
     this.addPassages(rows, memory.passages);
     rows.session = state;
+    this.setWakeUps(agentId, state);
     if (run) this.setRun(run, firstOfStep);
   }
 
@@ -163,14 +171,14 @@ class InMemoryStore implements Store {
     return rankBm25(query, texts, limit).map((i) => ({ ...(hits[i] as MessageHit) }));
   }
 
-  async searchPassages(
-    agentId: string,
-    query: string,
-    options: { tags?: readonly string[]; topK: number },
-  ): Promise<Passage[]> {
-    const tags = options.tags;
+  async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {
+    const { tags, anyTags, fromMs, toMs } = options;
     const pool = (this.agents.get(agentId)?.passages ?? []).filter(
-      (passage) => !tags || tags.every((tag) => passage.tags.includes(tag)),
+      (passage) =>
+        (!tags || tags.every((tag) => passage.tags.includes(tag))) &&
+        (!anyTags || passage.tags.some((tag) => anyTags.includes(tag))) &&
+        (fromMs === undefined || passage.created_at_ms >= fromMs) &&
+        (toMs === undefined || passage.created_at_ms <= toMs),
     );
     const limit = Math.max(0, Math.floor(options.topK));
     const texts = pool.map((passage) => passage.text);
@@ -199,8 +207,24 @@ class InMemoryStore implements Store {
     rows.passages.push(...passages);
   }
 
-  async listPassages(agentId: string, page: PageQuery): Promise<Passage[]> {
-    return pageOf(this.agents.get(agentId)?.passages ?? [], page).map(copy);
+  async listPassages(
+    agentId: string,
+    page: PageQuery,
+    filter: PassageFilter = {},
+  ): Promise<Passage[]> {
+    const words = wordsOf(filter);
+    const keep = (passage: Passage) =>
+      !words || words.every((word) => passage.text.toLowerCase().includes(word));
+    return pageOf(this.agents.get(agentId)?.passages ?? [], page, keep).map(copy);
+  }
+
+  async findBlock(projectId: string, blockId: string) {
+    for (const [agentId, rows] of this.agents) {
+      if (rows.record.project_id !== projectId) continue;
+      const block = [...rows.blocks.values()].find((candidate) => candidate.id === blockId);
+      if (block) return { agentId, block: copy(block) };
+    }
+    return null;
   }
 
   async deletePassage(agentId: string, passageId: string): Promise<boolean> {
@@ -331,6 +355,29 @@ class InMemoryStore implements Store {
   async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {
     const run = this.runWithKey(agentId, key);
     return run ? copy(run) : null;
+  }
+
+  /** The session's timers as it needs them: set, moved or cleared with its checkpoint. */
+  private setWakeUps(agentId: string, state: SessionState): void {
+    for (const [kind, due] of Object.entries(wakeUpsOf(state)) as [
+      TimerRecord["kind"],
+      number | null,
+    ][]) {
+      const key = pairKey(agentId, kind);
+      if (due === null) this.timers.delete(key);
+      else this.timers.set(key, { agent_id: agentId, kind, due_at_ms: due });
+    }
+  }
+
+  async reconcileWakeUps(): Promise<number> {
+    const before = new Map(this.timers);
+    this.timers.clear();
+    for (const [agentId, rows] of this.agents) {
+      if (rows.session) this.setWakeUps(agentId, rows.session);
+    }
+    const keys = new Set([...before.keys(), ...this.timers.keys()]);
+    return [...keys].filter((key) => before.get(key)?.due_at_ms !== this.timers.get(key)?.due_at_ms)
+      .length;
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {

@@ -119,6 +119,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX chain_runs_unfinished ON chain_runs (seq)
   WHERE status IN ('running', 'awaiting_approval');
   `,
+  // 4: a block found by its id without reading every agent's blocks (Letta's block routes
+  // name blocks by id); the id lives in the body, so the column is generated from it.
+  `
+  ALTER TABLE blocks ADD COLUMN block_id TEXT
+    GENERATED ALWAYS AS (json_extract(body, '$.id')) VIRTUAL;
+  CREATE INDEX blocks_by_id ON blocks (block_id);
+  `,
 ];
 
 /**

@@ -4,11 +4,18 @@ import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.
 import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
-import type { SessionState } from "../../records/session-state.js";
+import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
 import { searchableText } from "../searchable-text.js";
-import type { ChainRunFilter, NewAgent, PageQuery, RunFilter, Store } from "../store.js";
-import { parseInput, runStatuses, validateNewAgent, validateStep } from "../store-rows.js";
-import type { StepCommit } from "../turn-store.js";
+import type {
+  ChainRunFilter,
+  NewAgent,
+  PageQuery,
+  PassageFilter,
+  RunFilter,
+  Store,
+} from "../store.js";
+import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
+import type { PassageSearch, StepCommit } from "../turn-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { migrate } from "./migrations.js";
 import {
@@ -150,6 +157,12 @@ class SqliteStore implements Store {
     );
   }
 
+  async findBlock(projectId: string, blockId: string) {
+    const row = this.sql.findBlock.get(projectId, blockId);
+    const block = body(row, CoreBlock, "block");
+    return row && block ? { agentId: text(row, "agent_id"), block } : null;
+  }
+
   async deleteBlock(agentId: string, label: string): Promise<boolean> {
     return changed(this.transaction(() => this.sql.deleteBlock.run(agentId, label)));
   }
@@ -176,11 +189,20 @@ class SqliteStore implements Store {
         }
         for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
         this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
+        this.writeWakeUps(agentId, state);
         if (run) this.writeRun(run, firstOfRun);
       })
       .catch((error: unknown) => {
         throw storageError(error, agentId);
       });
+  }
+
+  /** The session's timers, as it needs them: set, moved or cleared with its checkpoint. */
+  private writeWakeUps(agentId: string, state: SessionState): void {
+    for (const [kind, due] of Object.entries(wakeUpsOf(state))) {
+      if (due === null) this.sql.clearTimer.run(agentId, kind);
+      else this.sql.putTimer.run(agentId, kind, due);
+    }
   }
 
   /** Writes a message and its search entry; returns its `seq`. */
@@ -230,16 +252,22 @@ class SqliteStore implements Store {
     return this.sql.searchMessages.all(match, roles, limit).map(hitOf);
   }
 
-  async searchPassages(
-    agentId: string,
-    query: string,
-    options: { tags?: readonly string[]; topK: number },
-  ): Promise<Passage[]> {
+  async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {
     const match = this.match(agentId, query, "text");
     const limit = Math.floor(options.topK);
     if (match === null || !(limit > 0)) return [];
-    const tags = options.tags === undefined ? null : JSON.stringify(options.tags);
-    return this.sql.searchPassages.all(match, tags, limit).map(passageOf);
+    const json = (list: readonly string[] | undefined) =>
+      list === undefined ? null : JSON.stringify(list);
+    return this.sql.searchPassages
+      .all(
+        match,
+        json(options.tags),
+        limit,
+        json(options.anyTags),
+        options.fromMs ?? null,
+        options.toMs ?? null,
+      )
+      .map(passageOf);
   }
 
   /** The MATCH expression for a search of one agent's rows; null if nothing can match. */
@@ -267,11 +295,18 @@ class SqliteStore implements Store {
     this.sql.indexPassage.run(lastInsertRowid, ownerToken(agentKey), passage.text);
   }
 
-  async listPassages(agentId: string, page: PageQuery): Promise<Passage[]> {
+  async listPassages(
+    agentId: string,
+    page: PageQuery,
+    filter: PassageFilter = {},
+  ): Promise<Passage[]> {
     const bounds = pageBounds(page, (id) => seqFrom(this.sql.passageSeq, id, agentId));
     if (!bounds) return [];
     const statement = page.order === "asc" ? this.sql.passagesAsc : this.sql.passagesDesc;
-    return statement.all(agentId, bounds.lower, bounds.upper, bounds.limit).map(passageOf);
+    const words = wordsOf(filter);
+    return statement
+      .all(agentId, bounds.lower, bounds.upper, bounds.limit, words && JSON.stringify(words))
+      .map(passageOf);
   }
 
   async deletePassage(agentId: string, passageId: string): Promise<boolean> {
@@ -368,6 +403,37 @@ class SqliteStore implements Store {
 
   async unfinishedChainRuns(): Promise<ChainRunRecord[]> {
     return bodies(this.sql.unfinishedChainRuns.all(), ChainRunRecord, "chain run");
+  }
+
+  async reconcileWakeUps(): Promise<number> {
+    return this.transaction(() => {
+      const needed = new Map<string, TimerRecord>();
+      for (const row of this.sql.waitingSessions.all()) {
+        const state = sessionOf(row);
+        const agentId = text(row, "agent_id");
+        for (const [kind, due] of Object.entries(state ? wakeUpsOf(state) : {})) {
+          if (due !== null)
+            needed.set(
+              `${agentId}\u0000${kind}`,
+              timerOf({ agent_id: agentId, kind, due_at_ms: due }),
+            );
+        }
+      }
+      let changes = 0;
+      for (const row of this.sql.allTimers.all()) {
+        const timer = timerOf(row);
+        const key = `${timer.agent_id}\u0000${timer.kind}`;
+        const want = needed.get(key);
+        needed.delete(key);
+        if (want?.due_at_ms === timer.due_at_ms) continue;
+        if (want) this.sql.putTimer.run(want.agent_id, want.kind, want.due_at_ms);
+        else this.sql.clearTimer.run(timer.agent_id, timer.kind);
+        changes += 1;
+      }
+      for (const want of needed.values())
+        this.sql.putTimer.run(want.agent_id, want.kind, want.due_at_ms);
+      return changes + needed.size;
+    });
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {

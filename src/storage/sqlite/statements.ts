@@ -28,6 +28,8 @@ const SQL = {
     ON CONFLICT (agent_id, label) DO UPDATE SET body = excluded.body`,
   deleteBlock: "DELETE FROM blocks WHERE agent_id = ? AND label = ?",
   loadBlocks: "SELECT body FROM blocks WHERE agent_id = ? ORDER BY rowid",
+  findBlock: `SELECT b.agent_id, b.body FROM blocks AS b JOIN agents AS a ON a.id = b.agent_id
+    WHERE b.block_id = ?2 AND a.project_id = ?1 LIMIT 1`,
 
   insertMessage: `INSERT INTO messages
     (id, agent_id, message_type, created_at, search_role, search_text, body)
@@ -54,10 +56,17 @@ const SQL = {
   indexPassage: "INSERT INTO passages_fts (rowid, owner, text) VALUES (?, ?, ?)",
   deletePassage: "DELETE FROM passages WHERE agent_id = ? AND id = ?",
   passageSeq: "SELECT seq FROM passages WHERE id = ? AND agent_id = ?",
+  // ?5: words (a JSON array, lowercase) a passage must all hold, or NULL for every passage.
   passagesAsc: `SELECT id, text, tags, created_at_ms FROM passages
-    WHERE agent_id = ? AND seq > ? AND seq < ? ORDER BY seq ASC LIMIT ?`,
+    WHERE agent_id = ?1 AND seq > ?2 AND seq < ?3 AND (?5 IS NULL OR NOT EXISTS (
+      SELECT 1 FROM json_each(?5) AS word WHERE instr(lower(text), word.value) = 0))
+    ORDER BY seq ASC LIMIT ?4`,
   passagesDesc: `SELECT id, text, tags, created_at_ms FROM passages
-    WHERE agent_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+    WHERE agent_id = ?1 AND seq > ?2 AND seq < ?3 AND (?5 IS NULL OR NOT EXISTS (
+      SELECT 1 FROM json_each(?5) AS word WHERE instr(lower(text), word.value) = 0))
+    ORDER BY seq DESC LIMIT ?4`,
+  // ?2: tags a passage must all have; ?4: tags it must have one of; ?5, ?6: creation time
+  // range, both ends included. NULL means no such filter.
   searchPassages: `SELECT p.id, p.text, p.tags, p.created_at_ms
     FROM passages_fts JOIN passages AS p ON p.seq = passages_fts.rowid
     WHERE passages_fts MATCH ?1
@@ -65,6 +74,10 @@ const SQL = {
         SELECT 1 FROM json_each(?2) AS wanted
         WHERE wanted.value NOT IN (SELECT value FROM json_each(p.tags))
       )
+      AND (?4 IS NULL OR EXISTS (
+        SELECT 1 FROM json_each(p.tags) AS tag WHERE tag.value IN (SELECT value FROM json_each(?4))
+      ))
+      AND (?5 IS NULL OR p.created_at_ms >= ?5) AND (?6 IS NULL OR p.created_at_ms <= ?6)
     ORDER BY bm25(passages_fts, 0.0, 1.0), p.seq LIMIT ?3`,
 
   putSession: `INSERT INTO sessions (agent_id, version, phase, body) VALUES (?, ?, ?, ?)
@@ -112,6 +125,9 @@ const SQL = {
   putTimer: `INSERT INTO timers (agent_id, kind, due_at_ms) VALUES (?, ?, ?)
     ON CONFLICT (agent_id, kind) DO UPDATE SET due_at_ms = excluded.due_at_ms`,
   clearTimer: "DELETE FROM timers WHERE agent_id = ? AND kind = ?",
+  allTimers: "SELECT agent_id, kind, due_at_ms FROM timers",
+  waitingSessions: `SELECT agent_id, version, body FROM sessions
+    WHERE phase IN ('paused', 'awaiting_approval') ORDER BY agent_id`,
   dueTimers: `SELECT agent_id, kind, due_at_ms FROM timers WHERE due_at_ms <= ?
     ORDER BY due_at_ms, agent_id, kind`,
   nextTimer: `SELECT agent_id, kind, due_at_ms FROM timers
