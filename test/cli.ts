@@ -10,15 +10,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `holdfast ARGS` to completion. */
+/** Runs `holdfast ARGS` to completion (killed after `timeoutMs`, if given). */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): CliResult {
   const result = spawnSync(process.execPath, [HOLDFAST_BIN, ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     encoding: "utf8",
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
