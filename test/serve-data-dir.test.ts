@@ -5,12 +5,6 @@ import { tempDir } from "./support/temp-dirs.js";
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 
-/** The start-up banner, whose last line (the model) follows the "listening on" line. */
-async function bannerOf(server: Server): Promise<string> {
-  while (!server.output().includes("  model:")) await new Promise((r) => setTimeout(r, 20));
-  return server.output();
-}
-
 /** How `holdfast serve` guards its data directory and says how durable it is (issue #16). */
 describe("holdfast serve on a data directory", () => {
   const cwd = tempDir("holdfast-data-dir-");
@@ -28,7 +22,7 @@ describe("holdfast serve on a data directory", () => {
 
   it("says at start-up that every commit is flushed to disk by default", async () => {
     const first = await start();
-    expect(await bannerOf(first)).toContain("durability full (synchronous=FULL, journal=wal)");
+    expect(first.output()).toContain("durability full (synchronous=FULL, journal=wal)");
   });
 
   it("refuses a second server on the same directory, naming the holder's pid", async () => {
@@ -42,7 +36,7 @@ describe("holdfast serve on a data directory", () => {
 
   it("lets a memory store share the directory, since it writes nothing there", async () => {
     const memory = await start(["--store", "memory"]);
-    expect(await bannerOf(memory)).toContain("store:  memory");
+    expect(memory.output()).toContain("store:  memory");
     await stopServer(memory.process);
   });
 
@@ -53,7 +47,7 @@ describe("holdfast serve on a data directory", () => {
       first?.process.kill("SIGKILL");
     });
     const next = await start([], { HOLDFAST_DURABILITY: "normal" });
-    expect(await bannerOf(next)).toContain("durability normal (synchronous=NORMAL, journal=wal)");
+    expect(next.output()).toContain("durability normal (synchronous=NORMAL, journal=wal)");
     const refused = runCli(["serve", ...args], { cwd, timeoutMs: 20_000 });
     expect(refused.stderr).toContain(`process ${next.process.pid} on `);
   });
