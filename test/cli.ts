@@ -10,20 +10,24 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `holdfast ARGS` to completion. */
+/** Runs `holdfast ARGS` to completion (killed after `timeoutMs`, if given). */
 export function runCli(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): CliResult {
   const result = spawnSync(process.execPath, [HOLDFAST_BIN, ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     encoding: "utf8",
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Starts `holdfast serve ARGS` and resolves with its URL once it says it listens. */
+/**
+ * Starts `holdfast serve ARGS` and resolves with its URL once it has printed its whole start-up
+ * banner (the model line is the last), so tests can read any line of it.
+ */
 export function startServer(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
@@ -38,7 +42,8 @@ export function startServer(
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve({ url: match[1], process: child, output: () => output });
+      if (match?.[1] && output.includes("  model:"))
+        resolve({ url: match[1], process: child, output: () => output });
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);

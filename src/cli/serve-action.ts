@@ -7,6 +7,8 @@ import { assemble } from "../server/assemble.js";
 import { parseTokens } from "../server/auth.js";
 import { jsonLogger } from "../server/request-log.js";
 import { listen } from "../server/serve.js";
+import type { DurabilityInForce } from "../storage/sqlite/connection.js";
+import { DataDirInUseError } from "../storage/sqlite/data-dir-lock.js";
 import { loadConfigOrExit, printErrors } from "./load.js";
 import type { ServeOptions } from "./serve-command.js";
 
@@ -18,7 +20,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     printErrors("settings", resolved.errors);
     process.exit(1);
   }
-  const { port, dataDir } = resolved.settings;
+  const { port, dataDir, durability } = resolved.settings;
   mkdirSync(dataDir, { recursive: true });
   const tokens = parseTokens(process.env.HOLDFAST_TOKENS);
   const host =
@@ -28,6 +30,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   const engine = await assemble({
     config,
     dataDir,
+    durability,
     defaultModel: model.handle,
     store: options.store ?? "sqlite",
     onChainError: (runId, error, retryMs) =>
@@ -37,6 +40,11 @@ export async function serveAction(options: ServeOptions): Promise<void> {
         error: String(error),
         retry_ms: retryMs,
       }),
+  }).catch((error: unknown) => {
+    // Refused before the port is bound: a second server must not write this directory.
+    if (!(error instanceof DataDirInUseError)) throw error;
+    console.error(`cannot start: ${error.message}`);
+    process.exit(1);
   });
   for (const { runId, error } of engine.chainsFailed) {
     log("error", { msg: "chain run could not carry on", chain_run_id: runId, error });
@@ -71,9 +79,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   console.log(`  data:   ${dataDir}`);
   console.log(`  types:  ${config.registry.names().join(", ")}`);
   if (config.chains.size > 0) console.log(`  chains: ${[...config.chains.keys()].join(", ")}`);
-  console.log(
-    `  store:  ${options.store === "memory" ? "memory (nothing survives a restart)" : "sqlite"}`,
-  );
+  console.log(`  store:  ${describeStore(engine.durability)}`);
   if (tokens === null) {
     console.warn("  auth:   none (no HOLDFAST_TOKENS): serving on loopback only");
     if (host !== resolved.settings.host)
@@ -93,6 +99,16 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/** The store line of the banner, with the durability SQLite reports it runs with. */
+function describeStore(durability: DurabilityInForce | null): string {
+  if (durability === null) return "memory (nothing survives a restart)";
+  const promise =
+    durability.durability === "full"
+      ? "every commit on disk before it is acknowledged"
+      : "survives a process crash; the last commits may be lost on power loss";
+  return `sqlite, durability ${durability.durability} (synchronous=${durability.synchronous}, journal=${durability.journalMode}): ${promise}`;
 }
 
 function isLoopback(host: string): boolean {

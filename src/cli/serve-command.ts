@@ -6,6 +6,7 @@ export interface ServeOptions {
   host?: string;
   port?: string;
   dataDir?: string;
+  durability?: string;
   store?: "sqlite" | "memory";
   logLevel?: LogLevel;
 }
@@ -18,6 +19,11 @@ export function registerServeCommand(program: Command): void {
     .option("--host <host>", "address to bind (env HOLDFAST_HOST; default 127.0.0.1)")
     .option("-p, --port <port>", "port, 0 for any free one (env HOLDFAST_PORT; default 8283)")
     .option("--data-dir <dir>", "where data is stored (env HOLDFAST_DATA_DIR; default ./data)")
+    .option(
+      "--durability <mode>",
+      "full: a commit is on disk before it is acknowledged; normal: survives a crash of the " +
+        "process, not of the machine (env HOLDFAST_DURABILITY; default full)",
+    )
     .addOption(
       new Option("--store <kind>", "sqlite (durable) or memory").choices(["sqlite", "memory"]),
     )

@@ -113,7 +113,7 @@ describe("config files", () => {
 
   it("reports every problem of a file at once", () => {
     const errors = errorsOf({
-      server: { port: "eighty" },
+      server: { port: "eighty", durability: "sometimes" },
       types: {
         a: { extends: "missing" },
         b: { iteration_strategy: "langchain" },
@@ -123,6 +123,7 @@ describe("config files", () => {
       },
     });
     expect(errors.map((error) => error.path).sort()).toEqual([
+      "server.durability",
       "server.port",
       "types.a.extends",
       "types.b.iteration_strategy",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { FieldError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import { ProviderSettings } from "../llm/provider-settings.js";
+import { Durability } from "../storage/durability.js";
 import {
   BUILTIN_PACKS,
   builtinToolCatalogue,
@@ -18,11 +19,12 @@ import { type DraftSource, resolveAgentTypes } from "../types/resolve.js";
 import type { ChainDefinition } from "./chain-definition.js";
 import { resolveChains } from "./chains.js";
 
-/** The `server:` section: where the server listens and keeps its data. */
+/** The `server:` section: where the server listens, keeps its data, and how durably. */
 export const ServerSection = z.strictObject({
   host: z.string().min(1).optional(),
   port: z.int().min(0).max(65_535).optional(),
   data_dir: z.string().min(1).optional(),
+  durability: Durability.optional(),
 });
 export type ServerSection = z.infer<typeof ServerSection>;
 

@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { resolveServerSettings, type SettingFlags } from "./server-settings.js";
 
 describe("server settings", () => {
-  it("defaults to 127.0.0.1:8283 with ./data", () => {
+  it("defaults to 127.0.0.1:8283 with ./data, durable to the disk", () => {
     expect(resolveServerSettings({}, {}, {}, null, "/srv")).toEqual({
       ok: true,
-      settings: { host: "127.0.0.1", port: 8283, dataDir: "/srv/data" },
+      settings: { host: "127.0.0.1", port: 8283, dataDir: "/srv/data", durability: "full" },
     });
   });
 
@@ -21,15 +21,25 @@ describe("server settings", () => {
       resolveServerSettings(f, e, file, "/etc/hf/holdfast.yaml", "/srv");
     expect(at(flags, env)).toEqual({
       ok: true,
-      settings: { host: "flag-host", port: 5000, dataDir: "/srv/flag-data" },
+      settings: {
+        host: "flag-host",
+        port: 5000,
+        dataDir: "/srv/flag-data",
+        durability: "full",
+      },
     });
     expect(at({}, env)).toEqual({
       ok: true,
-      settings: { host: "env-host", port: 4000, dataDir: "/env-data" },
+      settings: { host: "env-host", port: 4000, dataDir: "/env-data", durability: "full" },
     });
     expect(at({}, {})).toEqual({
       ok: true,
-      settings: { host: "file-host", port: 3000, dataDir: "/etc/hf/file-data" },
+      settings: {
+        host: "file-host",
+        port: 3000,
+        dataDir: "/etc/hf/file-data",
+        durability: "full",
+      },
     });
   });
 
@@ -42,5 +52,26 @@ describe("server settings", () => {
       ok: false,
       errors: [{ path: "HOLDFAST_PORT" }],
     });
+  });
+
+  it("takes the durability from a flag, then env, then the file (issue #16)", () => {
+    const durability = (flags: SettingFlags, env: NodeJS.ProcessEnv, file = {}) => {
+      const result = resolveServerSettings(flags, env, file, null, "/");
+      return result.ok ? result.settings.durability : result.errors;
+    };
+    expect(durability({}, {}, { durability: "normal" })).toBe("normal");
+    expect(durability({}, { HOLDFAST_DURABILITY: "normal" }, {})).toBe("normal");
+    expect(durability({ durability: "full" }, { HOLDFAST_DURABILITY: "normal" })).toBe("full");
+    expect(durability({}, { HOLDFAST_DURABILITY: "full" }, { durability: "normal" })).toBe("full");
+  });
+
+  it("rejects a durability that is not full or normal, naming where it came from", () => {
+    expect(resolveServerSettings({ durability: "fast" }, {}, {}, null, "/")).toEqual({
+      ok: false,
+      errors: [{ path: "--durability", message: "'fast' is not a durability (full or normal)" }],
+    });
+    expect(resolveServerSettings({}, { HOLDFAST_DURABILITY: "FULL" }, {}, null, "/")).toMatchObject(
+      { ok: false, errors: [{ path: "HOLDFAST_DURABILITY" }] },
+    );
   });
 });

@@ -1,13 +1,15 @@
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import type { FieldError } from "../core/errors.js";
+import { DEFAULT_DURABILITY, Durability } from "../storage/durability.js";
 import type { ServerSection } from "./config-file.js";
 
-/** Where the server listens and keeps its data, resolved from every source. */
+/** Where the server listens, keeps its data and how durably, resolved from every source. */
 export interface ServerSettings {
   host: string;
   port: number;
   dataDir: string;
+  durability: Durability;
 }
 
 export const DEFAULT_HOST = "127.0.0.1";
@@ -19,13 +21,15 @@ export interface SettingFlags {
   host?: string | undefined;
   port?: string | undefined;
   dataDir?: string | undefined;
+  durability?: string | undefined;
 }
 
 const Port = z.coerce.number().int().min(0).max(65_535);
 
 /**
  * Resolves each setting from, in order: a flag, an env variable (`HOLDFAST_HOST`,
- * `HOLDFAST_PORT`, `HOLDFAST_DATA_DIR`), the config file's `server:` section, the default.
+ * `HOLDFAST_PORT`, `HOLDFAST_DATA_DIR`, `HOLDFAST_DURABILITY`), the config file's `server:`
+ * section, the default.
  * A relative data directory from the config file is relative to the file, others to `cwd`.
  */
 export function resolveServerSettings(
@@ -36,17 +40,26 @@ export function resolveServerSettings(
   cwd: string,
 ): { ok: true; settings: ServerSettings } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const portSources: [string, string | undefined][] = [
-    ["--port", flags.port],
-    ["HOLDFAST_PORT", env.HOLDFAST_PORT],
-  ];
-  let port = file.port ?? DEFAULT_PORT;
-  const given = portSources.find(([, value]) => value !== undefined && value !== "");
-  if (given) {
-    const parsed = Port.safeParse(given[1]);
-    if (parsed.success) port = parsed.data;
-    else errors.push({ path: given[0], message: `'${given[1]}' is not a port (0-65535)` });
-  }
+  const port = parseGiven(
+    Port,
+    [
+      ["--port", flags.port],
+      ["HOLDFAST_PORT", env.HOLDFAST_PORT],
+    ],
+    file.port ?? DEFAULT_PORT,
+    (value) => `'${value}' is not a port (0-65535)`,
+    errors,
+  );
+  const durability = parseGiven(
+    Durability,
+    [
+      ["--durability", flags.durability],
+      ["HOLDFAST_DURABILITY", env.HOLDFAST_DURABILITY],
+    ],
+    file.durability ?? DEFAULT_DURABILITY,
+    (value) => `'${value}' is not a durability (full or normal)`,
+    errors,
+  );
   const fileDir =
     file.data_dir && configPath ? resolve(dirname(configPath), file.data_dir) : undefined;
   const dataDir = resolve(
@@ -55,5 +68,25 @@ export function resolveServerSettings(
   );
   const host = flags.host || env.HOLDFAST_HOST || file.host || DEFAULT_HOST;
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, settings: { host, port, dataDir } };
+  return { ok: true, settings: { host, port, dataDir, durability } };
+}
+
+/**
+ * The value of the first source given (a flag, then an env variable), parsed; `fallback` when
+ * none is. A bad value is reported at the name of the source it came from.
+ */
+function parseGiven<T>(
+  schema: z.ZodType<T>,
+  sources: readonly [name: string, value: string | undefined][],
+  fallback: T,
+  explain: (value: string) => string,
+  errors: FieldError[],
+): T {
+  const given = sources.find(([, value]) => value !== undefined && value !== "");
+  if (!given) return fallback;
+  const [name, value = ""] = given;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  errors.push({ path: name, message: explain(value) });
+  return fallback;
 }

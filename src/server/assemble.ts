@@ -17,8 +17,11 @@ import { MessageService } from "../service/message-service.js";
 import { RunService } from "../service/run-service.js";
 import { SessionService } from "../service/session-service.js";
 import { ToolService } from "../service/tool-service.js";
+import { DEFAULT_DURABILITY, type Durability } from "../storage/durability.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
-import { openSqliteStore } from "../storage/sqlite/sqlite-store.js";
+import type { DurabilityInForce } from "../storage/sqlite/connection.js";
+import { type DataDirLock, lockDataDirOrThrow } from "../storage/sqlite/data-dir-lock.js";
+import { openSqliteStore, type SqliteStore } from "../storage/sqlite/sqlite-store.js";
 import type { Store } from "../storage/store.js";
 import { builtinToolImplementations } from "../tools/registry.js";
 import type { Services } from "./app.js";
@@ -28,6 +31,8 @@ export interface AssembleOptions {
   dataDir: string;
   /** `sqlite` (the default, in the data directory) or `memory` (nothing survives a restart). */
   store?: "sqlite" | "memory";
+  /** How far a SQLite commit reaches before it is acknowledged (default `full`: the disk). */
+  durability?: Durability;
   defaultModel: string;
   env?: NodeJS.ProcessEnv;
   /** Overrides how models are made (tests pass a scripted sim model). */
@@ -44,18 +49,40 @@ export interface Assembled {
   services: Services;
   engine: EmbeddedEngine;
   store: Store;
-  /** Drains the runtime and closes the store. */
+  /** What the SQLite store runs with, read back from SQLite; null for the memory store. */
+  durability: DurabilityInForce | null;
+  /** Drains the runtime, closes the store and gives up the data directory. */
   close(): Promise<void>;
 }
 
-/** Wires the embedded engine: a store, the runtime over it, and the services the API calls. */
+/**
+ * Wires the embedded engine: a store, the runtime over it, and the services the API calls.
+ * A SQLite store first takes the data directory's lock, so a second server on the same
+ * directory fails here with `DataDirInUseError`, before it touches the database.
+ */
 export async function assemble(options: AssembleOptions): Promise<Assembled> {
+  if (options.store === "memory") return wire(options, createInMemoryStore(), null, null);
+  const lock = lockDataDirOrThrow(options.dataDir);
+  let store: SqliteStore | undefined;
+  try {
+    const path = join(options.dataDir, "holdfast.db");
+    store = await openSqliteStore(path, { durability: options.durability ?? DEFAULT_DURABILITY });
+    return await wire(options, store, store.durabilityInForce(), lock);
+  } catch (error) {
+    await store?.close();
+    lock.release();
+    throw error;
+  }
+}
+
+async function wire(
+  options: AssembleOptions,
+  store: Store,
+  durability: DurabilityInForce | null,
+  lock: DataDirLock | null,
+): Promise<Assembled> {
   const { config, dataDir } = options;
   const env = options.env ?? process.env;
-  const store =
-    options.store === "memory"
-      ? createInMemoryStore()
-      : await openSqliteStore(join(dataDir, "holdfast.db"));
   const models = new Map<string, ModelAdapter>();
   const modelFor =
     options.modelFor ??
@@ -121,10 +148,12 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
     },
     engine,
     store,
+    durability,
     close: async () => {
       chains.shutdown();
       await engine.shutdown();
       await store.close();
+      lock?.release();
     },
   };
 }

@@ -34,7 +34,13 @@ function runDriver(db: string, killAfterMs: number | null): Promise<Round> {
   let errors = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (errors += chunk.toString()));
-  const timer = killAfterMs === null ? null : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  // The kill is timed from the driver's "opened" line, so a slow start-up (a loaded machine
+  // loading modules) does not swallow the whole window and leave no turn to interrupt.
+  let timer: NodeJS.Timeout | null = null;
+  child.stdout?.on("data", () => {
+    if (timer === null && killAfterMs !== null && output.startsWith("opened\n"))
+      timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  });
   return new Promise((resolve, reject) => {
     child.once("exit", (code, signal) => {
       if (timer) clearTimeout(timer);

@@ -1,7 +1,8 @@
 // A process the crash test kills with SIGKILL at random moments. It drives many agents on a
-// SQLite file through the real runtime, printing "ack AGENT OTID" once a message's run is
-// committed, and "done" when every message is acknowledged. Restarted, it resumes what was
-// interrupted and sends every message again: the runtime must deduplicate them by otid.
+// SQLite file through the real runtime, printing "opened" once its store is open, "ack AGENT
+// OTID" once a message's run is committed, and "done" when every message is acknowledged.
+// Restarted, it resumes what was interrupted and sends every message again: the runtime must
+// deduplicate them by otid.
 import { builtinConfig } from "../../dist/config/config-file.js";
 import { systemClock } from "../../dist/core/clock.js";
 import { randomIds } from "../../dist/core/ids.js";
@@ -19,6 +20,9 @@ const [dbPath, agentCount, messageCount] = [
 const out = (line) => process.stdout.write(`${line}\n`);
 
 const store = await openSqliteStore(dbPath);
+// The test times its kill from here, not from process start: loading modules on a busy
+// machine can take longer than the whole kill window.
+out("opened");
 const config = builtinConfig();
 const type = config.registry.get("memgpt_agent");
 // Each message is stored in archival memory once, then acknowledged with send_message.

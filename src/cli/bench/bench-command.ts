@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
+import type { Durability } from "../../storage/durability.js";
 import type { chainOverhead } from "./chain.js";
 import type { fanOut } from "./fan-out.js";
 import type { memoryQueries } from "./memory-queries.js";
@@ -11,6 +12,7 @@ interface BenchOptions {
   out: string;
   quick?: boolean;
   scenario?: string;
+  durability: Durability;
 }
 
 export function registerBenchCommand(program: Command): void {
@@ -20,9 +22,16 @@ export function registerBenchCommand(program: Command): void {
     .option("--out <file>", "where to write the JSON results", "bench-results.json")
     .option("--quick", "smaller counts, for a smoke run")
     .option("--scenario <name>", "internal: run one scenario in this process and print JSON")
+    .addOption(
+      new Option("--durability <mode>", "with --scenario: the store's durability")
+        .choices(["full", "normal"])
+        .default("full"),
+    )
     .action(async (options: BenchOptions) => {
       if (options.scenario) {
-        console.log(JSON.stringify(await runScenario(options.scenario, options.quick === true)));
+        const quick = options.quick === true;
+        const result = await runScenario(options.scenario, quick, options.durability);
+        console.log(JSON.stringify(result));
         return;
       }
       const results = runAll(options.quick === true);
@@ -33,28 +42,30 @@ export function registerBenchCommand(program: Command): void {
 }
 
 /** Each scenario runs in a process of its own, so memory and start-up figures are its own. */
-function inChild<T>(name: string, quick: boolean): T {
+function inChild<T>(name: string, quick: boolean, durability: Durability = "full"): T {
   const bin = fileURLToPath(new URL("../../../bin/holdfast.js", import.meta.url));
-  const args = ["--expose-gc", bin, "bench", "--scenario", name, ...(quick ? ["--quick"] : [])];
+  const args = ["--expose-gc", bin, "bench", "--scenario", name, "--durability", durability];
+  if (quick) args.push("--quick");
   return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8" })) as T;
 }
 
-async function runScenario(name: string, quick: boolean): Promise<unknown> {
+/** Fan-out, chain and the others run on a store of the default durability (full). */
+async function runScenario(name: string, quick: boolean, durability: Durability): Promise<unknown> {
   const scenarios = await import("./scenarios.js");
   const n = (count: number) => Math.max(1, Math.round(count * (quick ? 0.1 : 1)));
   switch (name) {
     case "sequential":
-      return scenarios.sequential(n(500));
+      return scenarios.sequential(n(500), durability);
     case "concurrent100":
-      return scenarios.concurrent(n(100), 20);
+      return scenarios.concurrent(n(100), 20, durability);
     case "concurrent1000":
-      return scenarios.concurrent(n(1000), 5);
+      return scenarios.concurrent(n(1000), 5, durability);
     case "cold":
       return scenarios.coldActivation(n(500));
     case "idle":
       return scenarios.idleAgents(n(10_000));
     case "checkpoint":
-      return scenarios.checkpointCost(n(2000));
+      return scenarios.checkpointCost(n(2000), durability);
     case "startup":
       return scenarios.startupProbe();
     case "fanout":
@@ -72,6 +83,17 @@ async function runScenario(name: string, quick: boolean): Promise<unknown> {
 
 type Of<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 
+/** What each durability costs: the scenarios that commit, on a `normal` store (no fsync each). */
+function runNormal(quick: boolean) {
+  return {
+    sequential: inChild<Of<typeof scenarios.sequential>>("sequential", quick, "normal"),
+    concurrent100x20: inChild<Of<typeof scenarios.concurrent>>("concurrent100", quick, "normal"),
+    concurrent1000x5: inChild<Of<typeof scenarios.concurrent>>("concurrent1000", quick, "normal"),
+    checkpoint: inChild<Of<typeof scenarios.checkpointCost>>("checkpoint", quick, "normal"),
+  };
+}
+
+/** Every scenario on a `full` store (the default), then the committing ones on `normal`. */
 function runAll(quick: boolean) {
   return {
     machine: { node: process.version, platform: process.platform, arch: process.arch },
@@ -85,27 +107,46 @@ function runAll(quick: boolean) {
     fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
     chain: inChild<Awaited<ReturnType<typeof chainOverhead>>>("chain", quick),
     memory: inChild<Awaited<ReturnType<typeof memoryQueries>>>("memory", quick),
+    durabilityNormal: runNormal(quick),
   };
 }
 
 const f = (value: number, digits = 2) => value.toFixed(digits);
 
 function printTable(r: ReturnType<typeof runAll>): void {
+  const normal = r.durabilityNormal;
   const rows: [string, string][] = [
-    ["sequential turns/s (1 agent)", f(r.sequential.perSecond, 0)],
+    [
+      "sequential turns/s (1 agent), full / normal",
+      `${f(r.sequential.perSecond, 0)} / ${f(normal.sequential.perSecond, 0)}`,
+    ],
     ["sequential p50 / p99 ms", `${f(r.sequential.p50Ms)} / ${f(r.sequential.p99Ms)}`],
+    [
+      "sequential p50 / p99 ms, normal",
+      `${f(normal.sequential.p50Ms)} / ${f(normal.sequential.p99Ms)}`,
+    ],
     ["first vs last 10% p50 ms", `${f(r.sequential.firstP50Ms)} / ${f(r.sequential.lastP50Ms)}`],
-    ["concurrent turns/s (100 x 20)", f(r.concurrent100x20.perSecond, 0)],
+    [
+      "concurrent turns/s (100 x 20), full / normal",
+      `${f(r.concurrent100x20.perSecond, 0)} / ${f(normal.concurrent100x20.perSecond, 0)}`,
+    ],
     [
       "RSS / live heap after 100 x 20 (MB)",
       `${f(r.concurrent100x20.rssMb, 0)} / ${f(r.concurrent100x20.heapMb, 0)}`,
     ],
-    ["concurrent turns/s (1000 x 5)", f(r.concurrent1000x5.perSecond, 0)],
+    [
+      "concurrent turns/s (1000 x 5), full / normal",
+      `${f(r.concurrent1000x5.perSecond, 0)} / ${f(normal.concurrent1000x5.perSecond, 0)}`,
+    ],
     ["cold activation p50 / p99 ms", `${f(r.coldActivation.p50Ms)} / ${f(r.coldActivation.p99Ms)}`],
     ["heap per 10k stored agents (MB)", f(r.idleAgents.storedHeapMbPer10k, 1)],
     ["heap per 10k activated idle agents (MB)", f(r.idleAgents.activeHeapMbPer10k, 1)],
     ["RSS with 10k agents active (MB)", f(r.idleAgents.rssMbWithAllActive, 0)],
     ["checkpoint commit p50 / p99 ms", `${f(r.checkpoint.p50Ms, 3)} / ${f(r.checkpoint.p99Ms, 3)}`],
+    [
+      "checkpoint commit p50 / p99 ms, normal",
+      `${f(normal.checkpoint.p50Ms, 3)} / ${f(normal.checkpoint.p99Ms, 3)}`,
+    ],
     ["start-up to first turn (ms)", f(r.startupToFirstTurnMs, 0)],
     [
       `fan-out: spawn call to all ${r.fanOut.width} children running p50 / p99 ms`,

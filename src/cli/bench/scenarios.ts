@@ -3,15 +3,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { newSessionState } from "../../records/session-state.js";
+import { DEFAULT_DURABILITY, type Durability } from "../../storage/durability.js";
 import { openSqliteStore } from "../../storage/sqlite/sqlite-store.js";
 import type { Store } from "../../storage/store.js";
 import { benchRuntime } from "./bench-setup.js";
 import { heapMb, percentile, rssMb, summarize, type Timings, timed } from "./measure.js";
 
-/** Runs `fn` against a fresh SQLite file (durable, WAL), then removes it. */
-async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+/** Runs `fn` against a fresh SQLite file (WAL, with the given durability), then removes it. */
+async function withStore<T>(
+  fn: (store: Store) => Promise<T>,
+  durability: Durability = DEFAULT_DURABILITY,
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "holdfast-bench-"));
-  const store = await openSqliteStore(join(dir, "bench.db"));
+  const store = await openSqliteStore(join(dir, "bench.db"), { durability });
   try {
     return await fn(store);
   } finally {
@@ -20,7 +24,7 @@ async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-export async function sequential(turns: number) {
+export async function sequential(turns: number, durability?: Durability) {
   return withStore(async (store) => {
     const { runtime, createAgents } = benchRuntime(store);
     const [agent = ""] = await createAgents(1);
@@ -41,12 +45,13 @@ export async function sequential(turns: number) {
     );
     await runtime.shutdown();
     return { ...all, firstP50Ms: firstP50, lastP50Ms: lastP50 };
-  });
+  }, durability);
 }
 
 export async function concurrent(
   agents: number,
   turnsEach: number,
+  durability?: Durability,
 ): Promise<Timings & { rssMb: number; heapMb: number }> {
   return withStore(async (store) => {
     const { runtime, createAgents } = benchRuntime(store);
@@ -67,7 +72,7 @@ export async function concurrent(
     };
     await runtime.shutdown();
     return result;
-  });
+  }, durability);
 }
 
 /** Activation of stored agents that are not in memory: load record, type, session. */
@@ -105,7 +110,7 @@ export async function idleAgents(count: number) {
 }
 
 /** The cost of one step's commit: two messages and the session checkpoint, durably. */
-export async function checkpointCost(commits: number): Promise<Timings> {
+export async function checkpointCost(commits: number, durability?: Durability): Promise<Timings> {
   return withStore(async (store) => {
     const { createAgents } = benchRuntime(store);
     const [agent = ""] = await createAgents(1);
@@ -136,7 +141,7 @@ export async function checkpointCost(commits: number): Promise<Timings> {
       );
     }
     return summarize(samples, performance.now() - start);
-  });
+  }, durability);
 }
 
 /** From process start to the first completed turn on a fresh store. */

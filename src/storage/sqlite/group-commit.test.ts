@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NotFoundError } from "../../core/errors.js";
 import { agentRecord, run, session, userMessage } from "../contract/fixtures.js";
+import { GroupCommit } from "./group-commit.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
 const step = (agentId: string, messageId: string) => ({
@@ -35,5 +36,26 @@ describe("group commit", () => {
     const pending = store.commit(step("agent-a", "message-1"));
     await store.close();
     await expect(pending).resolves.toBeUndefined();
+  });
+
+  it("shares one commit among steps queued by separate callbacks of one loop turn (issue #16)", async () => {
+    const calls: string[] = [];
+    const record = (name: string) => () => void calls.push(name);
+    const group = new GroupCommit({
+      begin: record("begin"),
+      commit: record("commit"),
+      rollback: record("rollback"),
+      savepoint: record("savepoint"),
+      release: record("release"),
+      rollbackToSavepoint: record("rollbackToSavepoint"),
+    });
+    // Like HTTP requests handled in one poll of the event loop: each in its own callback.
+    const fromCallback = () =>
+      new Promise<void>((resolve, reject) =>
+        setTimeout(() => group.run(() => {}).then(resolve, reject), 0),
+      );
+    await Promise.all([fromCallback(), fromCallback(), fromCallback()]);
+    expect(calls.filter((call) => call === "commit")).toHaveLength(1);
+    expect(calls.filter((call) => call === "savepoint")).toHaveLength(3);
   });
 });

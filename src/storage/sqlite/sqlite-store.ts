@@ -1,10 +1,11 @@
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
 import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
 import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
+import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
 import { searchableText } from "../searchable-text.js";
 import type {
   ChainRunFilter,
@@ -16,8 +17,8 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { PassageSearch, StepCommit } from "../turn-store.js";
+import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
-import { migrate } from "./migrations.js";
 import {
   bodies,
   body,
@@ -35,32 +36,22 @@ import {
 } from "./rows.js";
 import { prepareStatements, type Statements } from "./statements.js";
 
-/** How long a writer waits for another process's lock before the store reports busy. */
-const BUSY_TIMEOUT_MS = 5_000;
-
 /**
  * Opens (creating if need be) a SQLite store at `path`, or in memory for `":memory:"`, and
- * brings its schema up to date.
+ * brings its schema up to date. Commits reach the disk before they are acknowledged unless
+ * `durability` is `normal` (see `Durability`).
  *
  * @example
  * const store = await openSqliteStore("data/holdfast.db");
  * await store.createAgent({ agent, blocks });
  */
-export async function openSqliteStore(path: string): Promise<Store> {
-  const db = new DatabaseSync(path, {
-    timeout: BUSY_TIMEOUT_MS,
-    enableForeignKeyConstraints: true,
-  });
-  try {
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec("PRAGMA foreign_keys = ON");
-    migrate(db);
-    return new SqliteStore(db, prepareStatements(db));
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+export async function openSqliteStore(
+  path: string,
+  options: { durability?: Durability } = {},
+): Promise<SqliteStore> {
+  const durability = options.durability ?? DEFAULT_DURABILITY;
+  const db = openConnection(path, durability);
+  return new SqliteStore(db, prepareStatements(db), durability);
 }
 
 /**
@@ -68,12 +59,13 @@ export async function openSqliteStore(path: string): Promise<Store> {
  * Members are TypeScript-private rather than `#private` so that a store can be decorated with
  * `Object.create(store, …)` (tests do, to inject failures): `#` members refuse such receivers.
  */
-class SqliteStore implements Store {
+export class SqliteStore implements Store {
   private readonly group: GroupCommit;
 
   constructor(
     private readonly db: DatabaseSync,
     private readonly sql: Statements,
+    private readonly durability: Durability,
   ) {
     this.group = new GroupCommit({
       begin: () => sql.begin.run(),
@@ -108,6 +100,11 @@ class SqliteStore implements Store {
       if (this.db.isTransaction) this.sql.rollback.run();
       throw storageError(error, agentId);
     }
+  }
+
+  /** The durability this store's connection runs with, as SQLite reports it. */
+  durabilityInForce(): DurabilityInForce {
+    return durabilityInForce(this.db, this.durability);
   }
 
   async createAgent(created: NewAgent): Promise<void> {

@@ -1,0 +1,59 @@
+import { DatabaseSync } from "node:sqlite";
+import { assert } from "../../core/errors.js";
+import type { Durability } from "../durability.js";
+import { migrate } from "./migrations.js";
+
+/** How long a writer waits for another process's lock before the store reports busy. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * SQLite's `synchronous` level for each durability. In WAL mode, FULL fsyncs the WAL at every
+ * commit; NORMAL fsyncs only at checkpoints, so a commit survives a process crash (the WAL is
+ * in the OS's page cache) but not power loss.
+ */
+const SYNCHRONOUS: Record<Durability, number> = { full: 2, normal: 1 };
+const SYNCHRONOUS_NAMES = ["OFF", "NORMAL", "FULL", "EXTRA"] as const;
+
+/** What a connection actually runs with, read back from SQLite rather than assumed. */
+export interface DurabilityInForce {
+  durability: Durability;
+  /** `PRAGMA synchronous` as SQLite reports it: OFF, NORMAL, FULL or EXTRA. */
+  synchronous: string;
+  /** `PRAGMA journal_mode`: `wal` for a file, `memory` for `:memory:`. */
+  journalMode: string;
+}
+
+/** Opens the store's connection with the pragmas it relies on and an up-to-date schema. */
+export function openConnection(path: string, durability: Durability): DatabaseSync {
+  const db = new DatabaseSync(path, {
+    timeout: BUSY_TIMEOUT_MS,
+    enableForeignKeyConstraints: true,
+  });
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA synchronous = ${SYNCHRONOUS[durability]}`);
+    db.exec("PRAGMA foreign_keys = ON");
+    // A pragma SQLite does not know is silently ignored; make sure this one took.
+    assert(synchronousLevel(db) === SYNCHRONOUS[durability], "PRAGMA synchronous did not apply");
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Reads the durability a connection runs with. */
+export function durabilityInForce(db: DatabaseSync, durability: Durability): DurabilityInForce {
+  const level = synchronousLevel(db);
+  const journal = db.prepare("PRAGMA journal_mode").get()?.journal_mode;
+  return {
+    durability,
+    synchronous: SYNCHRONOUS_NAMES[level] ?? String(level),
+    journalMode: String(journal),
+  };
+}
+
+function synchronousLevel(db: DatabaseSync): number {
+  return Number(db.prepare("PRAGMA synchronous").get()?.synchronous);
+}
