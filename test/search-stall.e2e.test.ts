@@ -47,7 +47,12 @@ describe("a catastrophic search pattern", () => {
         searcher: { extends: "verifier", isolation: { workspace_root: root } },
       }),
     });
-    const agent = await server.client().agents.create({ agent_type: "searcher" });
+    const client = server.client();
+    // Holdfast's own types are not in the client's AgentType union; the server accepts them.
+    const body = { agent_type: "searcher" } as unknown as Parameters<
+      typeof client.agents.create
+    >[0];
+    const agent = await client.agents.create(body);
     fillWorkspace(join(root, agent.id));
     const response = await fetch(`${server.url}/v1/agents/${agent.id}/messages/stream`, {
       method: "POST",
