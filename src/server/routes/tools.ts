@@ -142,7 +142,8 @@ const approval = createRoute({
   method: "patch",
   path: "/v1/agents/{agent_id}/tools/approval/{tool_name}",
   tags: ["tools"],
-  summary: "Require (or stop requiring) a human's approval for each call of a tool",
+  summary:
+    "Require (or stop requiring) a human's approval for each call of a tool; approval the type's policy requires cannot be turned off (422)",
   request: {
     params: AgentIdParam.extend({ tool_name: z.string().min(1).max(200) }),
     query: z.object({ requires_approval: z.enum(["true", "false"]).optional() }),
