@@ -45,7 +45,7 @@ export async function startPatternMatcher(
     const stop = () => reject(new MatcherStoppedError("the pattern search was stopped"));
     signal.addEventListener("abort", stop, { once: true });
     worker.once("exit", stop);
-    worker.once("error", stop);
+    worker.once("error", reject); // A crash of the thread itself is a bug, not a timeout.
   });
   stopped.catch(() => {}); // Only awaited through the races below.
   const terminate = () => void worker.terminate();
