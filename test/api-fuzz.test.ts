@@ -39,8 +39,24 @@ const hostile = fc.oneof(
   ),
   fc.string({ maxLength: 40 }),
 );
+/** A field of any route's body holding arrays or objects nested `depth` deep (issue #16, point 6). */
+const deepValue = fc
+  .record({
+    field: fc.constantFrom("metadata", "json_schema", "metadata_", "tool_rules", "messages", "x"),
+    depth: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 4_000, max: 12_000 })),
+    array: fc.boolean(),
+  })
+  .map(({ field, depth, array }) => {
+    const [open, close] = array ? ["[", "]"] : ['{"a":', "}"];
+    return `{"${field}":${open.repeat(depth)}1${close.repeat(depth)}}`;
+  });
+const deepBody = fc
+  .integer({ min: 1_000, max: 12_000 })
+  .map((depth) => `${"[".repeat(depth)}${"]".repeat(depth)}`);
 const body = fc.oneof(
   fc.json(),
+  deepValue,
+  deepBody,
   fc.constantFrom(
     "{",
     "[]",

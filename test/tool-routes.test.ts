@@ -186,4 +186,38 @@ describe("tools through Letta's official client", () => {
     const human = (await client.agents.retrieve(agent.id)).blocks.find((b) => b.label === "human");
     expect(human?.value).toBe("likes tea");
   });
+
+  // Issue #16, point 8: turning off approval the type requires answered 200 and was ignored.
+  it("answers 422 naming the policy when approval the type requires is turned off", async () => {
+    const kit = appKit();
+    server = await listen(kit.app, "127.0.0.1", 0);
+    const client = new Letta({ baseURL: server.url, maxRetries: 0 });
+    // Holdfast's own types are not in the client's AgentType union; the server accepts them.
+    const body = { agent_type: "developer" } as unknown as Parameters<
+      typeof client.agents.create
+    >[0];
+    const agent = await client.agents.create(body);
+    const message =
+      "agent type 'developer' requires approval for 'shell' (tools.approval: per_action); an agent may not loosen it";
+    await expect(
+      client.agents.tools.updateApproval("shell", {
+        agent_id: agent.id,
+        body_requires_approval: false,
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      error: { code: "VALIDATION_ERROR", message, errors: [{ path: "body_requires_approval" }] },
+    });
+    const shell = async () => {
+      for await (const tool of client.agents.tools.list(agent.id))
+        if (tool.name === "shell") return tool.default_requires_approval;
+      return undefined;
+    };
+    expect(await shell()).toBe(true);
+    const on = await client.agents.tools.updateApproval("shell", {
+      agent_id: agent.id,
+      body_requires_approval: true,
+    });
+    expect(on?.tools.find((t) => t.name === "shell")?.default_requires_approval).toBe(true);
+  });
 });

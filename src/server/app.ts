@@ -13,6 +13,7 @@ import type { RunService } from "../service/run-service.js";
 import type { SessionService } from "../service/session-service.js";
 import type { ToolService } from "../service/tool-service.js";
 import { type AppEnv, authenticate } from "./auth.js";
+import { refuseDeepBodies } from "./body-depth.js";
 import { body, errorResponse } from "./error-response.js";
 import { type LogSink, requestLog } from "./request-log.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
@@ -106,6 +107,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
         c.json(body("PAYLOAD_TOO_LARGE", `the request body is over ${maxSize} bytes`), 413),
     }),
   );
+  app.use(refuseDeepBodies);
 
   healthRoutes(app, options.version);
   agentTypeRoutes(app, options.config);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FreeFormObject } from "../records/free-form-json.js";
 import { ToolRule } from "../records/tool-rule.js";
 
 /** A core block as Letta's clients create it. */
@@ -15,7 +16,7 @@ export type CreateBlock = z.infer<typeof CreateBlock>;
 
 const Name = z.string().min(1).max(200);
 const Tags = z.array(z.string().min(1).max(200)).max(100);
-const Metadata = z.record(z.string(), z.unknown());
+const Metadata = FreeFormObject;
 
 /**
  * `POST /v1/agents/`: Letta's fields that Holdfast maps onto agent types. Fields Letta has and

@@ -148,6 +148,28 @@ describe("ToolService", () => {
     );
   });
 
+  // Issue #16, point 8: turning off approval the type requires answered 200 and was ignored.
+  it("refuses to turn off approval the type's policy requires, naming the policy", async () => {
+    const { tools, store, create } = kit();
+    const id = await create("developer");
+    const before = (await store.getAgent(id))?.tool_rules;
+    const refused = await tools.setApproval(PROJECT, id, "shell", false).catch((e) => e);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused.message).toBe(
+      "agent type 'developer' requires approval for 'shell' (tools.approval: per_action); an agent may not loosen it",
+    );
+    expect(refused.errors).toEqual([{ path: "body_requires_approval", message: refused.message }]);
+    expect((await store.getAgent(id))?.tool_rules).toEqual(before);
+
+    const on = await tools.setApproval(PROJECT, id, "shell", true);
+    expect(on.tools.find((t) => t.name === "shell")?.default_requires_approval).toBe(true);
+    await expect(tools.setApproval(PROJECT, id, "shell", false)).rejects.toThrow(/may not loosen/);
+    // A read tool needs no approval under the policy, so the agent's own rule can come and go.
+    await tools.setApproval(PROJECT, id, "read_file", true);
+    const off = await tools.setApproval(PROJECT, id, "read_file", false);
+    expect(off.tools.find((t) => t.name === "read_file")?.default_requires_approval).toBe(false);
+  });
+
   it("refuses to require approval for a tool the agent is not offered", async () => {
     const { tools, create } = kit();
     const id = await create();

@@ -2,6 +2,7 @@ import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { AgentRecord } from "../records/agent-record.js";
 import type { ToolRule } from "../records/tool-rule.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
+import { approvalRequiredBy } from "../types/approval-policy.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import { checkOverrides } from "../types/override-check.js";
@@ -137,8 +138,9 @@ export class ToolService {
   }
 
   /**
-   * Adds or removes the agent's `requires_approval` rule for the tool. Approval that the type's
-   * policy requires stays on; `default_requires_approval` shows the effective state.
+   * Adds or removes the agent's `requires_approval` rule for the tool. Turning approval off for
+   * a tool whose approval a policy requires (the type's, or the agent's own overrides) is a 422
+   * naming that policy: an agent may tighten its type, never loosen it.
    */
   async setApproval(
     projectId: string,
@@ -149,6 +151,7 @@ export class ToolService {
     const tool = this.requireTool(toolName);
     return this.mutate(projectId, agentId, (agent) => {
       const rules = agent.record.tool_rules.filter((rule) => !isApprovalRule(rule, tool.name));
+      if (!requiresApproval) this.refuseLoosening(agent, tool);
       if (requiresApproval) {
         if (!this.offers(agent.type, agent.overrides, tool.name))
           throw new ValidationError(`tool '${tool.name}' is not attached to this agent`, [
@@ -158,6 +161,19 @@ export class ToolService {
       }
       return { tool_rules: rules };
     });
+  }
+
+  /** Throws when a policy, not the agent's own rule, makes the tool need approval. */
+  private refuseLoosening(agent: ResolvedAgent, tool: ToolDeclaration): void {
+    const grant = this.capabilitiesOf(agent.type, agent.overrides).offered.find(
+      (g) => g.name === tool.name,
+    );
+    if (grant === undefined || grant.approval === "never") return;
+    const policy =
+      approvalRequiredBy(agent.type, agent.overrides, tool) ??
+      `agent type '${agent.type.name}' requires approval for '${tool.name}'`;
+    const message = `${policy}; an agent may not loosen it`;
+    throw new ValidationError(message, [{ path: "body_requires_approval", message }]);
   }
 
   /**

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ValidationError } from "../../core/errors.js";
 import { fieldErrorsFromZod } from "../../core/field-errors.js";
+import { FreeFormObject } from "../../records/free-form-json.js";
 import { ListQuery } from "../../service/requests.js";
 import type { ToolService } from "../../service/tool-service.js";
 import type { AppEnv } from "../auth.js";
@@ -23,7 +24,7 @@ const ToolSchema = z.looseObject({
 });
 
 const ToolIdParam = z.object({ tool_id: z.string().min(1).max(200) });
-const Schema = z.record(z.string(), z.unknown()).nullish();
+const Schema = FreeFormObject.nullish();
 const Requirements = z
   .array(z.object({ name: z.string().min(1).max(200), version: z.string().max(100).nullish() }))
   .max(100)
@@ -141,7 +142,8 @@ const approval = createRoute({
   method: "patch",
   path: "/v1/agents/{agent_id}/tools/approval/{tool_name}",
   tags: ["tools"],
-  summary: "Require (or stop requiring) a human's approval for each call of a tool",
+  summary:
+    "Require (or stop requiring) a human's approval for each call of a tool; approval the type's policy requires cannot be turned off (422)",
   request: {
     params: AgentIdParam.extend({ tool_name: z.string().min(1).max(200) }),
     query: z.object({ requires_approval: z.enum(["true", "false"]).optional() }),

@@ -40,7 +40,9 @@ export const searchFilesTool = defineTool({
     "Finds lines matching a regular expression in the workspace's text files and returns them " +
     "as 'path:line: text'. Skips binary and large files, node_modules and .git.",
   parameters: z.object({
-    pattern: str("A JavaScript regular expression, e.g. 'def \\w+\\('."),
+    pattern: str(
+      "A regular expression in RE2 syntax (JavaScript-like, but no backreferences or lookaround), e.g. 'def \\w+\\('.",
+    ),
     path: relativePath("The file or directory to search; the root by default").optional(),
   }),
   risk: "read",

@@ -14,6 +14,8 @@ const MAX_SYMLINK_HOPS = 40;
  * symbolic link along the way is followed, including the last component and links inside
  * directories that do not exist yet, and the result must stay under the root's real path.
  * The returned path contains no symbolic links, so a tool that uses it acts where we checked.
+ * A path cannot show a hard link to a file outside; the file tools check that on the open
+ * file (`file-access.ts`).
  *
  * @example
  * const where = await resolveInWorkspace("/srv/ws", "notes/todo.md");

@@ -1,0 +1,54 @@
+import type { MiddlewareHandler } from "hono";
+import { ValidationError } from "../core/errors.js";
+import { FREE_FORM_MAX_DEPTH } from "../records/free-form-json.js";
+import type { AppEnv } from "./auth.js";
+
+/**
+ * How deep a request body may nest. Every body Holdfast takes is a few levels of its own
+ * fields around free-form values, which are held to {@link FREE_FORM_MAX_DEPTH} with a precise
+ * field path; this bound sits above both, for fields no schema names.
+ */
+export const MAX_BODY_DEPTH = FREE_FORM_MAX_DEPTH * 2;
+
+const OPENERS = new Set(["[".charCodeAt(0), "{".charCodeAt(0)]);
+const CLOSERS = new Set(["]".charCodeAt(0), "}".charCodeAt(0)]);
+const QUOTE = '"'.charCodeAt(0);
+const BACKSLASH = "\\".charCodeAt(0);
+
+/**
+ * Whether JSON `text` opens more than `limit` arrays and objects inside one another. It scans
+ * the text, not a parsed value, so it holds for malformed JSON too and never recurses.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) inString = true;
+    else if (OPENERS.has(code)) {
+      depth++;
+      if (depth > limit) return true;
+    } else if (CLOSERS.has(code)) depth--;
+  }
+  return false;
+}
+
+/**
+ * Refuses a request body nested deeper than {@link MAX_BODY_DEPTH}, whatever route it is for,
+ * before any handler parses it: a value that deep serves no client, and code that walks it
+ * recursively (`JSON.stringify`, a schema of nested objects) would exhaust the call stack.
+ * The body limit ran before, so the text read here is bounded; handlers read it from cache.
+ */
+export const refuseDeepBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.raw.body === null) return next();
+  const text = await c.req.text();
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    throw new ValidationError("invalid request", [
+      { path: "", message: `the body is nested more than ${MAX_BODY_DEPTH} levels deep` },
+    ]);
+  }
+  return next();
+};

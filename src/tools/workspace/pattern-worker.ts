@@ -1,0 +1,39 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { RE2JS } from "re2js";
+
+/**
+ * The thread that runs a search pattern against file text. Matching happens here, never on the
+ * server's event loop: RE2 is linear in the text, but a pattern with many nested repetitions
+ * still costs seconds on a long line, and the tool's timeout can only stop work it can kill.
+ * Only `node:` and package imports: under tests Node loads this file as TypeScript itself.
+ */
+
+/** Sent once at start: the pattern compiled, or why it does not compile. */
+export type WorkerReady = { type: "ready" } | { type: "invalid"; message: string };
+/** One file's text and how many matching lines the caller still wants. */
+export type MatchRequest = { text: string; limit: number };
+/** The matching lines of that text: 0-based index and the line (cut to `lineChars`). */
+export type MatchReply = { lines: [number, string][] };
+
+const { pattern, lineChars } = workerData as { pattern: string; lineChars: number };
+const port = parentPort;
+if (port === null) throw new Error("pattern-worker must run as a worker thread");
+
+let compiled: RE2JS | undefined;
+try {
+  compiled = RE2JS.compile(pattern);
+  port.postMessage({ type: "ready" } satisfies WorkerReady);
+} catch (error) {
+  port.postMessage({ type: "invalid", message: (error as Error).message } satisfies WorkerReady);
+}
+
+port.on("message", ({ text, limit }: MatchRequest) => {
+  const lines: [number, string][] = [];
+  if (compiled !== undefined) {
+    for (const [index, line] of text.split(/\r?\n/).entries()) {
+      if (lines.length >= limit) break;
+      if (compiled.matcher(line).find()) lines.push([index, line.slice(0, lineChars)]);
+    }
+  }
+  port.postMessage({ lines } satisfies MatchReply);
+});

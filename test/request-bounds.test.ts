@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer } from "./support/server-kit.js";
+
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let agentId = "";
+beforeAll(async () => {
+  server = await startTestServer();
+  agentId = (await server.client().agents.create({ name: "bounds" })).id;
+});
+afterAll(async () => server.close());
+
+/** `{"a": {"a": … 1}}`, `depth` objects deep, built without recursion. */
+function nested(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { a: 1 };
+  for (let level = 1; level < depth; level++) value = { a: value };
+  return value;
+}
+
+/** `nested(depth)` as text, for depths `JSON.stringify` itself cannot reach. */
+const nestedText = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+
+async function send(method: string, path: string, text: string) {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: text,
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { errors?: { path: string; message: string }[] },
+  };
+}
+
+// Issue #16, point 6: metadata 4,400 deep was a 500 from JSON.stringify.
+describe("free-form JSON fields", () => {
+  const routes = () => [
+    ["POST", "/v1/agents/", "metadata"],
+    ["PATCH", `/v1/agents/${agentId}`, "metadata"],
+    ["PATCH", `/v1/agents/${agentId}/core-memory/blocks/human`, "metadata"],
+    ["POST", "/v1/tools/", "json_schema"],
+    ["PATCH", "/v1/tools/tool-shell", "metadata_"],
+  ];
+
+  it("refuse a value nested more than 32 deep with a 422 naming the field", async () => {
+    for (const [method, path, field] of routes()) {
+      for (const depth of [33, 60, 4_400]) {
+        const text = `{"source_code":"x","${field}":${nestedText(depth)}}`;
+        const answer = await send(method ?? "", path ?? "", text);
+        expect(answer.status, `${method} ${path} at depth ${depth}`).toBe(422);
+        const expected = depth > 63 ? "" : field; // Past the body's own bound, the body is named.
+        expect(answer.body.errors?.[0]?.path).toBe(expected);
+        expect(answer.body.errors?.[0]?.message).toMatch(/nested more than (32|64) levels deep/);
+      }
+    }
+  });
+
+  it("refuse a value over 64 KiB with a 422 naming the field", async () => {
+    const big = { notes: "x".repeat(64 * 1024) };
+    const answer = await send("PATCH", `/v1/agents/${agentId}`, JSON.stringify({ metadata: big }));
+    expect(answer.status).toBe(422);
+    expect(answer.body.errors).toEqual([
+      { path: "metadata", message: expect.stringContaining("over the limit of 65536") },
+    ]);
+  });
+
+  it("keep a value 32 deep, through Letta's client", async () => {
+    const client = server.client();
+    const metadata = nested(32);
+    const made = await client.agents.create({ name: "deep-but-fine", metadata });
+    expect(made.metadata).toEqual(metadata);
+    const changed = await client.agents.update(made.id, { metadata: nested(31) });
+    expect(changed.metadata).toEqual(nested(31));
+    await expect(client.agents.update(made.id, { metadata: nested(33) })).rejects.toMatchObject({
+      status: 422,
+    });
+  });
+});
+
+describe("request bodies", () => {
+  it("nested 10,000 deep get a 422 on every route that takes a body, never a 500", async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const deepArray = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+    let tried = 0;
+    for (const [template, methods] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(methods)) {
+        if (method === "get" || method === "delete") continue;
+        const path = template.replace("{agent_id}", agentId).replace(/\{[a-z_]+\}/g, "missing");
+        for (const text of [deepArray, `{"metadata":${nestedText(10_000)}}`]) {
+          const answer = await send(method.toUpperCase(), path, text);
+          expect(answer.status, `${method} ${path}`).toBe(422);
+          expect(answer.body.errors?.[0]?.message).toContain("nested more than 64 levels deep");
+          tried += 1;
+        }
+      }
+    }
+    expect(tried).toBeGreaterThan(20);
+  });
+
+  it("may nest brackets inside strings as deep as they like", async () => {
+    const text = JSON.stringify({ name: "brackets", description: "[{".repeat(5000) });
+    const answer = await send("POST", "/v1/agents/", text);
+    expect(answer.status).toBe(200);
+  });
+});
