@@ -23,7 +23,10 @@ export function runCli(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Starts `holdfast serve ARGS` and resolves with its URL once it says it listens. */
+/**
+ * Starts `holdfast serve ARGS` and resolves with its URL once its banner is complete (the model
+ * line comes last): the banner's lines may arrive in separate chunks.
+ */
 export function startServer(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
@@ -38,7 +41,8 @@ export function startServer(
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve({ url: match[1], process: child, output: () => output });
+      if (match?.[1] && /\n {2}model: .*\n/.test(output))
+        resolve({ url: match[1], process: child, output: () => output });
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);

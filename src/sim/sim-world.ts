@@ -12,12 +12,19 @@ import type { Store } from "../storage/store.js";
 import type { StepCommit } from "../storage/turn-store.js";
 import { BUILTIN_PACKS, builtinToolCatalogue, createToolCatalogue } from "../tools/catalogue.js";
 import { builtinToolImplementations } from "../tools/registry.js";
+import type { Sandbox } from "../tools/sandbox/sandbox.js";
 import { failure, implementTool, success, type ToolImplementation } from "../tools/tool.js";
 import { defineTool } from "../tools/tool-declaration.js";
 import { AgentTypeRegistry } from "../types/registry.js";
 import { FaultInjector, type FaultProfile, faultPlan } from "./fault-plan.js";
 import { faultyStore } from "./faulty-store.js";
 import { simScript } from "./sim-script.js";
+
+/**
+ * Agents here have no workspace, so the shell refuses every command before it would start one;
+ * no sandbox is needed, and the shell stays offered as it is on a server.
+ */
+const NO_WORKSPACE_SHELL: Sandbox = { mode: "none" };
 
 export interface WorldOptions {
   seed: number;
@@ -107,7 +114,11 @@ export class SimWorld {
       tools: this.#tools(),
       modelFor: () => model,
       defaultModel: "sim/world",
-      workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+      workspaceFor: (_record, isolation) => ({
+        root: null,
+        readOnly: isolation.read_only,
+        network: isolation.network,
+      }),
       clock: this.clock,
       idleMs: 30_000,
       observe: {
@@ -203,7 +214,7 @@ export class SimWorld {
         return key === "" ? failure("empty key") : success(`value of ${key}`);
       },
     );
-    const tools = builtinToolImplementations();
+    const tools = builtinToolImplementations(NO_WORKSPACE_SHELL);
     tools.set(lookup.declaration.name, lookup);
     for (const [name, tool] of tools) {
       tools.set(name, {

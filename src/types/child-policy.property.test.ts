@@ -250,7 +250,10 @@ describe("childOverrides (examples)", () => {
   it("gives an orchestrator's researcher child its web and file tools", () => {
     const [orchestrator, researcher] = [builtin("orchestrator"), builtin("researcher")];
     const overrides = childOverrides(agent(orchestrator, {}));
-    expect(overrides).toEqual({ limits: { max_spawn_depth: 1 } });
+    expect(overrides).toEqual({
+      limits: { max_spawn_depth: 1 },
+      isolation: { network: false },
+    });
     expect(offeredNames(effectiveCapabilities(researcher, overrides, catalogue))).toEqual(
       offeredNames(effectiveCapabilities(researcher, {}, catalogue)),
     );

@@ -31,7 +31,7 @@ export async function startTestServer(
     ...(options.model ? { modelFor: () => options.model as ModelAdapter } : {}),
   });
   const app = createApp({
-    config,
+    config: engine.config,
     version: "test",
     services: engine.services,
     tokens: options.tokens ?? null,
