@@ -2,8 +2,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/tools/sandbox/sandbox.js";
-import type { ToolContext } from "../../src/tools/tool.js";
-import { readFileImplementation } from "../../src/tools/workspace/file-tools.js";
 import { bwrapSandbox, runShell, serverLayout, TENANT_SECRET } from "./sandbox-kit.js";
 
 // Issue #16, point 5: each attack is run twice where that shows something — unconfined

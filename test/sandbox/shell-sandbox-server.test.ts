@@ -26,7 +26,11 @@ describe("a server with bubblewrap", () => {
       expect(body.capabilities.offered.map((tool) => tool.name)).toContain("shell");
 
       const client = server.client();
-      const agent = await client.agents.create({ agent_type: "runner" });
+      // Holdfast's own types are not in the client's AgentType union; the server accepts them.
+      const create = { agent_type: "runner" } as unknown as Parameters<
+        typeof client.agents.create
+      >[0];
+      const agent = await client.agents.create(create);
       const command = "pwd; echo $HOME; cat /proc/1/environ | tr '\\0' ' '; ls /; touch made-here";
       const reply = await client.agents.messages.create(agent.id, {
         messages: [{ role: "user", content: `run: ${command}` }],
