@@ -25,8 +25,8 @@ export function runCli(
 }
 
 /**
- * Starts `holdfast serve ARGS` and resolves with its URL once it has printed its whole start-up
- * banner (the model line is the last), so tests can read any line of it.
+ * Starts `holdfast serve ARGS` and resolves with its URL once its banner is complete (the model
+ * line comes last): the banner's lines may arrive in separate chunks.
  */
 export function startServer(
   args: readonly string[],
@@ -42,7 +42,7 @@ export function startServer(
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1] && output.includes("  model:"))
+      if (match?.[1] && /\n {2}model: .*\n/.test(output))
         resolve({ url: match[1], process: child, output: () => output });
     };
     child.stdout.on("data", onData);

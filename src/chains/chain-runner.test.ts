@@ -29,10 +29,14 @@ async function boot(store: Store, config: HoldfastConfig) {
     store,
     config,
     ids,
-    tools: builtinToolImplementations(),
+    tools: builtinToolImplementations({ mode: "none" }),
     modelFor: () => createSimModel(),
     defaultModel: "sim/demo",
-    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+    workspaceFor: (_record, isolation) => ({
+      root: null,
+      readOnly: isolation.read_only,
+      network: isolation.network,
+    }),
     clock,
   });
   await engine.start();

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { resolveServerSettings } from "../config/server-settings.js";
 import { VERSION } from "../core/version.js";
 import { defaultModel } from "../llm/create-model.js";
@@ -9,13 +10,14 @@ import { jsonLogger } from "../server/request-log.js";
 import { listen } from "../server/serve.js";
 import type { DurabilityInForce } from "../storage/sqlite/connection.js";
 import { DataDirInUseError } from "../storage/sqlite/data-dir-lock.js";
+import { describeSandbox } from "../tools/sandbox/sandbox.js";
 import { loadConfigOrExit, printErrors } from "./load.js";
 import type { ServeOptions } from "./serve-command.js";
 
 /** Loaded only when `serve` runs, so other commands start without the server's modules. */
 export async function serveAction(options: ServeOptions): Promise<void> {
-  const { config, path } = loadConfigOrExit(options.config);
-  const resolved = resolveServerSettings(options, process.env, config.server, path, process.cwd());
+  const { config: loaded, path } = loadConfigOrExit(options.config);
+  const resolved = resolveServerSettings(options, process.env, loaded.server, path, process.cwd());
   if (!resolved.ok) {
     printErrors("settings", resolved.errors);
     process.exit(1);
@@ -25,12 +27,13 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   const tokens = parseTokens(process.env.HOLDFAST_TOKENS);
   const host =
     tokens === null && !isLoopback(resolved.settings.host) ? "127.0.0.1" : resolved.settings.host;
-  const model = defaultModel(process.env, config.providers);
+  const model = defaultModel(process.env, loaded.providers);
   const log = jsonLogger(options.logLevel ?? "info", (line) => process.stdout.write(line));
   const engine = await assemble({
-    config,
+    config: loaded,
     dataDir,
     durability,
+    hiddenPaths: path ? [dirname(path)] : [],
     defaultModel: model.handle,
     store: options.store ?? "sqlite",
     onChainError: (runId, error, retryMs) =>
@@ -46,6 +49,8 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     console.error(`cannot start: ${error.message}`);
     process.exit(1);
   });
+  // Without a sandbox the shell is withheld: the config the server runs with says so.
+  const config = engine.config;
   for (const { runId, error } of engine.chainsFailed) {
     log("error", { msg: "chain run could not carry on", chain_run_id: runId, error });
   }
@@ -87,6 +92,9 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   } else {
     console.log(`  auth:   bearer tokens for ${new Set(tokens.values()).size} project(s)`);
   }
+  const sandboxLine = `  sandbox: ${describeSandbox(engine.sandbox)}`;
+  if (engine.sandbox.ok && engine.sandbox.sandbox.mode === "bwrap") console.log(sandboxLine);
+  else console.warn(sandboxLine);
   const say = model.handle.startsWith("sim/") ? console.warn : console.log;
   say(`  model:  ${model.handle} (${model.reason})`);
 

@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import type { HoldfastConfig } from "../config/config-file.js";
+import { prepareSandbox } from "../config/sandbox-section.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import { loadConfigOrExit } from "./load.js";
@@ -15,8 +17,8 @@ export function registerTypesCommands(program: Command): void {
     .description("list every agent type")
     .option("-c, --config <file>", "config file")
     .option("--json", "print JSON")
-    .action((options: TypesOptions) => {
-      const { config } = loadConfigOrExit(options.config);
+    .action(async (options: TypesOptions) => {
+      const config = await configAsServed(options.config);
       const list = config.registry.list();
       if (options.json) return console.log(JSON.stringify(list, null, 2));
       const width = Math.max(...list.map((type) => type.name.length));
@@ -34,8 +36,8 @@ export function registerTypesCommands(program: Command): void {
     .description("show a type's effective capabilities")
     .option("-c, --config <file>", "config file")
     .option("--json", "print JSON")
-    .action((name: string, options: TypesOptions) => {
-      const { config } = loadConfigOrExit(options.config);
+    .action(async (name: string, options: TypesOptions) => {
+      const config = await configAsServed(options.config);
       const type = config.registry.get(name);
       if (!type) {
         console.error(
@@ -50,6 +52,15 @@ export function registerTypesCommands(program: Command): void {
     });
 }
 
+/**
+ * The config as a server on this machine would run it: without a working sandbox the shell is
+ * withheld, and the types shown here say so with the same reason.
+ */
+async function configAsServed(configFlag: string | undefined): Promise<HoldfastConfig> {
+  const { config } = loadConfigOrExit(configFlag);
+  return (await prepareSandbox(config, [])).config;
+}
+
 function formatCapabilities(caps: EffectiveCapabilities): string {
   const lines = [
     `  control flow   ${caps.control_flow}${caps.include_history ? "" : " (without history)"}`,
@@ -59,7 +70,7 @@ function formatCapabilities(caps: EffectiveCapabilities): string {
     `  heartbeats     ${caps.heartbeats ? "on" : "off"}`,
     `  memory         ${caps.memory.depth}; core ${onOff(caps.memory.core_memory)}, archival ${onOff(caps.memory.archival)}, conversation search ${onOff(caps.memory.conversation_search)}`,
     `  limits         ${caps.limits.max_iterations} iterations, ${caps.limits.max_tool_calls_per_turn} tool calls and ${caps.limits.max_tokens_per_turn} tokens per turn, spawn depth ${caps.limits.max_spawn_depth}`,
-    `  isolation      ${caps.isolation.read_only ? "read-only" : "read-write"}, workspace ${caps.isolation.workspace_root ?? "(server default)"}`,
+    `  isolation      ${caps.isolation.read_only ? "read-only" : "read-write"}, workspace ${caps.isolation.workspace_root ?? "(server default)"}, network ${onOff(caps.isolation.network)}`,
     `  offered tools${caps.offered.length === 0 ? "  (none)" : ""}`,
     ...caps.offered.map(
       (t) => `    ${t.name.padEnd(24)} ${t.risk.padEnd(7)} approval ${t.approval}`,

@@ -18,6 +18,7 @@ import { explainRemovedField } from "../types/removed-fields.js";
 import { type DraftSource, resolveAgentTypes } from "../types/resolve.js";
 import type { ChainDefinition } from "./chain-definition.js";
 import { resolveChains } from "./chains.js";
+import { SandboxSection } from "./sandbox-section.js";
 
 /** The `server:` section: where the server listens, keeps its data, and how durably. */
 export const ServerSection = z.strictObject({
@@ -36,6 +37,7 @@ const PackName = z
 const ConfigSections = z.strictObject({
   server: z.unknown().optional(),
   providers: z.unknown().optional(),
+  sandbox: z.unknown().optional(),
   defaults: z.unknown().optional(),
   tool_packs: z.unknown().optional(),
   types: z.record(z.string(), z.unknown()).optional(),
@@ -47,6 +49,8 @@ export interface HoldfastConfig {
   readonly server: ServerSection;
   /** Keys and base URLs of model providers; env variables fill what is missing. */
   readonly providers: ProviderSettings;
+  /** How the shell runs commands; start-up checks that the sandbox asked for works. */
+  readonly sandbox: SandboxSection;
   readonly catalogue: ToolCatalogue;
   readonly registry: AgentTypeRegistry;
   /** Chains of agents, by name, in the order the file lists them. */
@@ -83,6 +87,7 @@ export function checkConfig(document: unknown): ConfigResult {
 
   const server = section(ServerSection, top.data.server ?? {}, "server") ?? {};
   const providers = section(ProviderSettings, top.data.providers ?? {}, "providers") ?? {};
+  const sandbox = section(SandboxSection, top.data.sandbox ?? {}, "sandbox") ?? { mode: "bwrap" };
   const defaults = section(TypeDefaults, top.data.defaults ?? {}, "defaults") ?? {};
   const packs =
     section(z.record(PackName, z.array(ToolName)), top.data.tool_packs ?? {}, "tool_packs") ?? {};
@@ -119,7 +124,10 @@ export function checkConfig(document: unknown): ConfigResult {
   errors.push(...chains.errors);
   if (errors.length > 0) return { ok: false, errors };
   const byName = new Map(chains.chains.map((chain) => [chain.name, chain]));
-  return { ok: true, config: { server, providers, catalogue, registry, chains: byName } };
+  return {
+    ok: true,
+    config: { server, providers, sandbox, catalogue, registry, chains: byName },
+  };
 }
 
 /** Adds the file's packs to the catalogue, reporting clashes and unknown tools. */

@@ -14,6 +14,7 @@ import { newSessionState, type SessionState } from "../records/session-state.js"
 import type { Store } from "../storage/store.js";
 import type { ToolImplementation, Workspace } from "../tools/tool.js";
 import type { AgentType } from "../types/agent-type.js";
+import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import { AgentOverrides } from "../types/overrides.js";
 
 /** An agent in memory: what its turns need, loaded once per activation. */
@@ -50,7 +51,8 @@ export interface ActivationSources {
   readonly tools: ReadonlyMap<string, ToolImplementation>;
   modelFor(handle: string): ModelAdapter;
   readonly defaultModel: string;
-  workspaceFor(record: AgentRecord, readOnly: boolean): Workspace;
+  /** The agent's workspace, with the read-only and network switches of its capabilities. */
+  workspaceFor(record: AgentRecord, isolation: EffectiveCapabilities["isolation"]): Workspace;
 }
 
 type AgentParts = Pick<
@@ -84,7 +86,7 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
     agent,
     tools: toolsFor(sources),
     model: sources.modelFor(caps.model ?? sources.defaultModel),
-    workspace: sources.workspaceFor(record, caps.isolation.read_only),
+    workspace: sources.workspaceFor(record, caps.isolation),
   };
 }
 

@@ -22,10 +22,14 @@ function embedded(open: () => Promise<Store>) {
       config,
       ids,
       clock,
-      tools: builtinToolImplementations(),
+      tools: builtinToolImplementations({ mode: "none" }),
       modelFor: () => model,
       defaultModel: "sim/demo",
-      workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+      workspaceFor: (_record, isolation) => ({
+        root: null,
+        readOnly: isolation.read_only,
+        network: isolation.network,
+      }),
     });
     const create = async (typeName: string) => {
       const type = config.registry.get(typeName);

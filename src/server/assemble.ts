@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { type ChainResumeFailure, ChainRunner } from "../chains/chain-runner.js";
 import type { HoldfastConfig } from "../config/config-file.js";
+import { prepareSandbox, withSandbox } from "../config/sandbox-section.js";
 import { systemClock } from "../core/clock.js";
 import { randomIds } from "../core/ids.js";
 import { createModel } from "../llm/create-model.js";
@@ -24,6 +25,7 @@ import { type DataDirLock, lockDataDirOrThrow } from "../storage/sqlite/data-dir
 import { openSqliteStore, type SqliteStore } from "../storage/sqlite/sqlite-store.js";
 import type { Store } from "../storage/store.js";
 import { builtinToolImplementations } from "../tools/registry.js";
+import type { SandboxDetection } from "../tools/sandbox/sandbox.js";
 import type { Services } from "./app.js";
 
 export interface AssembleOptions {
@@ -37,11 +39,22 @@ export interface AssembleOptions {
   env?: NodeJS.ProcessEnv;
   /** Overrides how models are made (tests pass a scripted sim model). */
   modelFor?: (handle: string) => ModelAdapter;
+  /**
+   * How the shell runs, if already decided (tests); otherwise detected here from the config's
+   * `sandbox.mode`, with the data directory hidden from sandboxed commands.
+   */
+  sandbox?: SandboxDetection;
+  /** Server paths besides the data directory to hide from sandboxed commands (the config's). */
+  hiddenPaths?: readonly string[];
   /** Told when a chain run's driver failed (it drives the run again after `retryMs`). */
   onChainError?: (runId: string, error: unknown, retryMs: number) => void;
 }
 
 export interface Assembled {
+  /** The config the server runs with: the shell is marked unavailable if there is no sandbox. */
+  config: HoldfastConfig;
+  /** The sandbox shell commands run in, or why the shell is not offered. */
+  sandbox: SandboxDetection;
   /** Interrupted sessions that could not resume at start-up (they retry on next use). */
   failedToResume: { agentId: string; error: unknown }[];
   /** Chain runs that could not carry on at start-up (their chain changed); they failed. */
@@ -81,8 +94,12 @@ async function wire(
   durability: DurabilityInForce | null,
   lock: DataDirLock | null,
 ): Promise<Assembled> {
-  const { config, dataDir } = options;
+  const { dataDir } = options;
   const env = options.env ?? process.env;
+  const prepared = options.sandbox
+    ? { config: withSandbox(options.config, options.sandbox), detection: options.sandbox }
+    : await prepareSandbox(options.config, [dataDir, ...(options.hiddenPaths ?? [])]);
+  const { config, detection } = prepared;
   const models = new Map<string, ModelAdapter>();
   const modelFor =
     options.modelFor ??
@@ -106,15 +123,15 @@ async function wire(
     store,
     config,
     ids: randomIds,
-    tools: builtinToolImplementations(),
+    tools: builtinToolImplementations(detection.ok ? detection.sandbox : null),
     modelFor,
     defaultModel: options.defaultModel,
-    workspaceFor: (record, readOnly) => {
+    workspaceFor: (record, isolation) => {
       const type = config.registry.get(record.agent_type);
       const base = type?.isolation.workspace_root ?? "workspaces";
       const root = resolve(isAbsolute(base) ? base : join(dataDir, base), record.id);
       mkdirSync(root, { recursive: true });
-      return { root, readOnly };
+      return { root, readOnly: isolation.read_only, network: isolation.network };
     },
     clock: systemClock,
   });
@@ -135,6 +152,8 @@ async function wire(
   );
   const chainsFailed = await chains.resume();
   return {
+    config,
+    sandbox: detection,
     failedToResume,
     chainsFailed,
     services: {

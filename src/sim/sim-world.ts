@@ -11,12 +11,19 @@ import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
 import type { Store } from "../storage/store.js";
 import type { StepCommit } from "../storage/turn-store.js";
 import { builtinToolImplementations } from "../tools/registry.js";
+import type { Sandbox } from "../tools/sandbox/sandbox.js";
 import { failure, implementTool, success, type ToolImplementation } from "../tools/tool.js";
 import { FaultInjector, type FaultProfile, faultPlan } from "./fault-plan.js";
 import { faultyStore } from "./faulty-store.js";
 import { simConfig, simLookup } from "./sim-config.js";
 import { simScript } from "./sim-script.js";
 import { wakeUpInvariants } from "./wake-up-invariants.js";
+
+/**
+ * Agents here have no workspace, so the shell refuses every command before it would start one;
+ * no sandbox is needed, and the shell stays offered as it is on a server.
+ */
+const NO_WORKSPACE_SHELL: Sandbox = { mode: "none" };
 
 export interface WorldOptions {
   seed: number;
@@ -104,7 +111,11 @@ export class SimWorld {
       tools: this.#tools(),
       modelFor: () => model,
       defaultModel: "sim/world",
-      workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+      workspaceFor: (_record, isolation) => ({
+        root: null,
+        readOnly: isolation.read_only,
+        network: isolation.network,
+      }),
       clock: this.clock,
       idleMs: 30_000,
       observe: {
@@ -255,7 +266,7 @@ export class SimWorld {
         return key === "" ? failure("empty key") : success(`value of ${key}`);
       },
     );
-    const tools = builtinToolImplementations();
+    const tools = builtinToolImplementations(NO_WORKSPACE_SHELL);
     tools.set(lookup.declaration.name, lookup);
     for (const [name, tool] of tools) {
       tools.set(name, {

@@ -10,6 +10,11 @@ import type { ToolDeclaration } from "./tool-declaration.js";
 export interface ToolCatalogue {
   readonly tools: ReadonlyMap<string, ToolDeclaration>;
   readonly packs: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Tools this server cannot run, and why (the shell without a sandbox). They stay declared, so
+   * types naming them still resolve; capabilities withhold them with the reason.
+   */
+  readonly unavailable: ReadonlyMap<string, string>;
 }
 
 /** The built-in packs. A pack is a flat list of tool names. */
@@ -58,7 +63,7 @@ export function createToolCatalogue(
     }
     packMap.set(pack, [...members]);
   }
-  return { tools: byName, packs: packMap };
+  return { tools: byName, packs: packMap, unavailable: new Map() };
 }
 
 /** The catalogue of built-in tools and packs. */
@@ -72,5 +77,16 @@ export function withPacks(
   packs: Readonly<Record<string, readonly string[]>>,
 ): ToolCatalogue {
   const merged = { ...Object.fromEntries(catalogue.packs), ...packs };
-  return createToolCatalogue([...catalogue.tools.values()], merged);
+  const created = createToolCatalogue([...catalogue.tools.values()], merged);
+  return { ...created, unavailable: catalogue.unavailable };
+}
+
+/** The catalogue with `name` marked as not runnable on this server, for `reason`. */
+export function withUnavailable(
+  catalogue: ToolCatalogue,
+  name: string,
+  reason: string,
+): ToolCatalogue {
+  assert(catalogue.tools.has(name), `cannot mark unknown tool '${name}' unavailable`);
+  return { ...catalogue, unavailable: new Map([...catalogue.unavailable, [name, reason]]) };
 }

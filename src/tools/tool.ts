@@ -8,6 +8,8 @@ export interface Workspace {
   /** Absolute path every file and shell tool is confined to; `null` when none is set up. */
   readonly root: string | null;
   readonly readOnly: boolean;
+  /** Whether commands may use the network (the sandbox gives them none otherwise). */
+  readonly network: boolean;
 }
 
 /** What a tool receives besides its arguments. Everything non-deterministic comes through here. */

@@ -65,6 +65,11 @@ export const Isolation = z.strictObject({
   read_only: z.boolean(),
   /** File tools may not reach outside this directory; `null` means the server's default. */
   workspace_root: z.string().min(1).nullable(),
+  /**
+   * Whether shell commands may use the network. Off, a sandboxed command has only its own
+   * loopback; an agent may turn it off, never on past its type.
+   */
+  network: z.boolean(),
 });
 export type Isolation = z.infer<typeof Isolation>;
 

@@ -38,7 +38,11 @@ export const EffectiveCapabilities = z.object({
     conversation_search: z.boolean(),
   }),
   limits: Limits,
-  isolation: z.object({ read_only: z.boolean(), workspace_root: z.string().nullable() }),
+  isolation: z.object({
+    read_only: z.boolean(),
+    workspace_root: z.string().nullable(),
+    network: z.boolean(),
+  }),
   policy_profile: PolicyProfile,
   intent_required: z.boolean(),
 });

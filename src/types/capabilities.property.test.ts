@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { typeArbitraries } from "../../test/support/type-arbitraries.js";
-import { createToolCatalogue, type ToolCatalogue } from "../tools/catalogue.js";
+import { createToolCatalogue, type ToolCatalogue, withUnavailable } from "../tools/catalogue.js";
 import { defineTool, type ToolDeclaration } from "../tools/tool-declaration.js";
 import type { AgentType } from "./agent-type.js";
 import { APPROVAL_ORDER, TOOL_ACCESS_ORDER } from "./axes.js";
@@ -33,6 +33,8 @@ const RUNS = { numRuns: 400 };
 interface CatalogueSpec {
   tools: ToolDeclaration[];
   packs: Record<string, string[]>;
+  /** Tools the server cannot run (the shell without a sandbox). */
+  unavailable: string[];
 }
 
 const toolArb = (name: string): fc.Arbitrary<ToolDeclaration> =>
@@ -60,6 +62,7 @@ const catalogueArb: fc.Arbitrary<CatalogueSpec> = fc
     fc.record({
       tools: fc.tuple(...names.map(toolArb)),
       packs: fc.dictionary(fc.constantFrom(...PACK_NAMES), fc.subarray(names), { maxKeys: 4 }),
+      unavailable: fc.subarray(names, { maxLength: 2 }),
     }),
   );
 
@@ -72,7 +75,11 @@ const { typeArb, overridesArb } = typeArbitraries({
   commonWeight: 6,
 });
 
-const build = (spec: CatalogueSpec): ToolCatalogue => createToolCatalogue(spec.tools, spec.packs);
+const build = (spec: CatalogueSpec): ToolCatalogue =>
+  spec.unavailable.reduce(
+    (catalogue, name) => withUnavailable(catalogue, name, "no sandbox on this server"),
+    createToolCatalogue(spec.tools, spec.packs),
+  );
 const offeredNames = (caps: EffectiveCapabilities) => caps.offered.map((tool) => tool.name);
 const accessRank = (level: string) =>
   TOOL_ACCESS_ORDER.indexOf(level as AgentType["tools"]["access"]);
@@ -158,6 +165,20 @@ describe("effectiveCapabilities (properties)", () => {
       if (!type.heartbeats) expect(caps.heartbeats).toBe(false);
       if (!type.memory.archival) expect(caps.memory.archival).toBe(false);
       if (!type.memory.conversation_search) expect(caps.memory.conversation_search).toBe(false);
+      if (!type.isolation.network) expect(caps.isolation.network).toBe(false);
+      if (overrides.isolation?.network === false) expect(caps.isolation.network).toBe(false);
+    });
+  });
+
+  it("withholds what the server cannot run from what it would offer, with the server's reason", () => {
+    forAll((caps, type, overrides, catalogue) => {
+      const anywhere = { ...catalogue, unavailable: new Map<string, string>() };
+      const wouldOffer = effectiveCapabilities(type, overrides, anywhere).offered;
+      expect(caps.offered).toEqual(wouldOffer.filter((t) => !catalogue.unavailable.has(t.name)));
+      for (const tool of wouldOffer) {
+        const reason = catalogue.unavailable.get(tool.name);
+        if (reason) expect(caps.withheld).toContainEqual({ name: tool.name, reason });
+      }
     });
   });
 

@@ -34,6 +34,7 @@ export function effectiveCapabilities(
       type.isolation.workspace_root,
       overrides.isolation?.workspace_root,
     ),
+    network: type.isolation.network && overrides.isolation?.network !== false,
   };
   const access = narrowerAccess(type.tools.access, own.access ?? type.tools.access);
   const ceiling: ToolCeiling = {
@@ -60,7 +61,8 @@ export function effectiveCapabilities(
       withheld.push({ name, reason: "no such tool in the catalogue" });
       continue;
     }
-    const reason = withholdReason(tool, ceiling);
+    // The type's own reasons come first; the server's lack (no sandbox) only when none applies.
+    const reason = withholdReason(tool, ceiling) ?? catalogue.unavailable.get(name);
     if (reason !== undefined) withheld.push({ name, reason });
     else offered.push({ name, risk: tool.risk, approval: approvalFor(tool, approval, profile) });
   }

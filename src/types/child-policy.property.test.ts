@@ -101,7 +101,7 @@ describe("childOverrides (properties)", () => {
     });
   });
 
-  it("gives the child no wider access than its parent, and read-only isolation if the parent has it", () => {
+  it("gives the child no wider access than its parent, nor read-write or network it lacks", () => {
     forTriples((parent, child) => {
       const caps = child.capabilities;
       const parentCaps = parent.capabilities;
@@ -111,6 +111,7 @@ describe("childOverrides (properties)", () => {
         if (parentCaps.isolation.read_only) expect(tool.risk).toBe("read");
       }
       if (parentCaps.isolation.read_only) expect(caps.isolation.read_only).toBe(true);
+      if (!parentCaps.isolation.network) expect(caps.isolation.network).toBe(false);
     });
   });
 
@@ -242,6 +243,7 @@ function expectNoWider(narrow: EffectiveCapabilities, wide: EffectiveCapabilitie
     profileRank(wide.policy_profile),
   );
   if (wide.isolation.read_only) expect(narrow.isolation.read_only).toBe(true);
+  if (!wide.isolation.network) expect(narrow.isolation.network).toBe(false);
   if (wide.intent_required) expect(narrow.intent_required).toBe(true);
   expect(narrow.limits.max_spawn_depth).toBeLessThanOrEqual(wide.limits.max_spawn_depth);
 }
@@ -250,7 +252,10 @@ describe("childOverrides (examples)", () => {
   it("gives an orchestrator's researcher child its web and file tools", () => {
     const [orchestrator, researcher] = [builtin("orchestrator"), builtin("researcher")];
     const overrides = childOverrides(agent(orchestrator, {}));
-    expect(overrides).toEqual({ limits: { max_spawn_depth: 1 } });
+    expect(overrides).toEqual({
+      limits: { max_spawn_depth: 1 },
+      isolation: { network: false },
+    });
     expect(offeredNames(effectiveCapabilities(researcher, overrides, catalogue))).toEqual(
       offeredNames(effectiveCapabilities(researcher, {}, catalogue)),
     );

@@ -14,8 +14,8 @@ export interface ChildPolicyParent {
 /**
  * The overrides that hold a sub-agent to its parent's policy. The child runs as its own type
  * (its model, prompt, memory, workspace and limits), but never gets a tool its parent denies or
- * lies outside its parent's allow list, never reaches wider or asks approval less often, and may
- * spawn one level less than its parent. What the parent merely does not *offer* is not withheld:
+ * lies outside its parent's allow list, never reaches wider (access, read-only, network) or asks
+ * approval less often, and may spawn one level less than its parent. What the parent merely does not *offer* is not withheld:
  * an orchestrator offers only spawn tools, yet its researcher child keeps its web tools.
  *
  * Only fields that narrow something are set, so that the stored overrides say what the parent
@@ -32,6 +32,11 @@ export function childOverrides(parent: ChildPolicyParent): AgentOverrides {
   const allow = intersectAllow(type.tools.allow, own.allow ?? null);
   const approval = stricterApproval(type.tools.approval, own.approval ?? "never");
 
+  // A parent without network must not reach it through a child whose type has it.
+  const isolation: NonNullable<AgentOverrides["isolation"]> = {};
+  if (capabilities.isolation.read_only) isolation.read_only = true;
+  if (!capabilities.isolation.network) isolation.network = false;
+
   const tools: NonNullable<AgentOverrides["tools"]> = {};
   if (deny.length > 0) tools.deny = deny;
   if (allow !== null) tools.allow = allow;
@@ -41,7 +46,7 @@ export function childOverrides(parent: ChildPolicyParent): AgentOverrides {
   return {
     ...(Object.keys(tools).length > 0 ? { tools } : {}),
     limits: { max_spawn_depth: Math.max(0, capabilities.limits.max_spawn_depth - 1) },
-    ...(capabilities.isolation.read_only ? { isolation: { read_only: true } } : {}),
+    ...(Object.keys(isolation).length > 0 ? { isolation } : {}),
     ...(capabilities.policy_profile !== "permissive"
       ? { policy_profile: capabilities.policy_profile }
       : {}),

@@ -21,7 +21,7 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
     max_spawn_depth: 1,
   },
   heartbeats: false,
-  isolation: { read_only: false, workspace_root: null },
+  isolation: { read_only: false, workspace_root: null, network: false },
   policy_profile: "standard",
   intent_required: false,
   final_answer_at_limit: false,

@@ -69,6 +69,9 @@ export function checkOverrides(
   if (overrides.isolation?.read_only === false && type.isolation.read_only) {
     widen("isolation.read_only", "the type is read-only");
   }
+  if (overrides.isolation?.network === true && !type.isolation.network) {
+    widen("isolation.network", "the type has no network");
+  }
   const root = overrides.isolation?.workspace_root;
   if (root && type.isolation.workspace_root && !isWithin(type.isolation.workspace_root, root)) {
     widen("isolation.workspace_root", `'${root}' is outside '${type.isolation.workspace_root}'`);

@@ -49,10 +49,14 @@ const runtime = new EmbeddedEngine({
   store,
   config,
   ids: randomIds,
-  tools: builtinToolImplementations(),
+  tools: builtinToolImplementations({ mode: "none" }),
   modelFor: () => model,
   defaultModel: "sim/crash",
-  workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+  workspaceFor: (_record, isolation) => ({
+    root: null,
+    readOnly: isolation.read_only,
+    network: isolation.network,
+  }),
   clock: systemClock,
   observe: {
     activated: (id) => {

@@ -14,6 +14,7 @@ import { newAgent } from "../../src/runtime/new-agent.js";
 import { createInMemoryStore } from "../../src/storage/memory/in-memory-store.js";
 import type { Store } from "../../src/storage/store.js";
 import { builtinToolImplementations } from "../../src/tools/registry.js";
+import type { Sandbox } from "../../src/tools/sandbox/sandbox.js";
 import type { ToolImplementation } from "../../src/tools/tool.js";
 import type { AgentOverrides } from "../../src/types/overrides.js";
 
@@ -28,6 +29,8 @@ export async function loopKit(options: {
   rules?: ToolRule[];
   tools?: ToolImplementation[];
   workspaceRoot?: string;
+  /** How the shell runs; unconfined (`none`) unless a test asks for bubblewrap. */
+  sandbox?: Sandbox;
   /** A config document whose types join the built-ins. */
   config?: unknown;
   /** Share a store between kits to run several agents side by side. */
@@ -59,7 +62,7 @@ export async function loopKit(options: {
   });
   const created = newAgent({ name: agentId, type }, ids, 0);
   await store.createAgent({ agent: { ...created.agent, id: agentId }, blocks: created.blocks });
-  const tools = builtinToolImplementations();
+  const tools = builtinToolImplementations(options.sandbox ?? { mode: "none" });
   for (const tool of options.tools ?? []) tools.set(tool.declaration.name, tool);
   for (const tool of spawnTools(registry)) tools.set(tool.declaration.name, tool);
   const events: LoopEvent[] = [];
@@ -71,7 +74,11 @@ export async function loopKit(options: {
     store,
     clock,
     ids,
-    workspace: { root: options.workspaceRoot ?? null, readOnly: type.isolation.read_only },
+    workspace: {
+      root: options.workspaceRoot ?? null,
+      readOnly: type.isolation.read_only,
+      network: type.isolation.network,
+    },
     onEvent: (event) => events.push(event),
   };
   return {

@@ -7,6 +7,7 @@ import type { ModelAdapter } from "../../src/llm/model.js";
 import { createApp } from "../../src/server/app.js";
 import { assemble } from "../../src/server/assemble.js";
 import { listen } from "../../src/server/serve.js";
+import type { SandboxDetection } from "../../src/tools/sandbox/sandbox.js";
 
 /**
  * The real HTTP server on a free port, over SQLite in a temp directory, with a chosen model;
@@ -19,6 +20,8 @@ export async function startTestServer(
     env?: NodeJS.ProcessEnv;
     config?: HoldfastConfig;
     defaultModel?: string;
+    /** How the shell runs; detected from the config's `sandbox.mode` when not given. */
+    sandbox?: SandboxDetection;
   } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "holdfast-e2e-"));
@@ -28,10 +31,11 @@ export async function startTestServer(
     dataDir,
     defaultModel: options.defaultModel ?? "sim/demo",
     env: options.env ?? {},
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.model ? { modelFor: () => options.model as ModelAdapter } : {}),
   });
   const app = createApp({
-    config,
+    config: engine.config,
     version: "test",
     services: engine.services,
     tokens: options.tokens ?? null,

@@ -33,10 +33,14 @@ export function serviceKit(
     store,
     config,
     ids,
-    tools: builtinToolImplementations(),
+    tools: builtinToolImplementations({ mode: "none" }),
     modelFor: () => model,
     defaultModel: "sim/demo",
-    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+    workspaceFor: (_record, isolation) => ({
+      root: null,
+      readOnly: isolation.read_only,
+      network: isolation.network,
+    }),
     clock,
   });
   const ctx: ServiceContext = {

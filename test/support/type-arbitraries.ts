@@ -68,7 +68,11 @@ export function typeArbitraries(space: TypeSpace) {
       }),
       limits: fc.record(limits),
       heartbeats: fc.boolean(),
-      isolation: fc.record({ read_only: flag, workspace_root: fc.option(root) }),
+      isolation: fc.record({
+        read_only: flag,
+        workspace_root: fc.option(root),
+        network: fc.boolean(),
+      }),
       policy_profile: profile,
       intent_required: flag,
       final_answer_at_limit: fc.boolean(),
@@ -83,7 +87,7 @@ export function typeArbitraries(space: TypeSpace) {
     memory: partial({ archival: fc.boolean(), conversation_search: fc.boolean() }),
     limits: partial(limits),
     heartbeats: fc.boolean(),
-    isolation: partial({ read_only: flag, workspace_root: fc.option(root) }),
+    isolation: partial({ read_only: flag, workspace_root: fc.option(root), network: fc.boolean() }),
     policy_profile: profile,
     intent_required: flag,
   }).map((overrides) => AgentOverrides.parse(overrides));

@@ -8,10 +8,17 @@ import { newAgent } from "../../runtime/new-agent.js";
 import type { Store } from "../../storage/store.js";
 import { BUILTIN_PACKS, builtinToolCatalogue, createToolCatalogue } from "../../tools/catalogue.js";
 import { builtinToolImplementations } from "../../tools/registry.js";
+import type { Sandbox } from "../../tools/sandbox/sandbox.js";
 import { implementTool, success } from "../../tools/tool.js";
 import { defineTool } from "../../tools/tool-declaration.js";
 import type { AgentType } from "../../types/agent-type.js";
 import { AgentTypeRegistry } from "../../types/registry.js";
+
+/**
+ * Agents here have no workspace, so the shell refuses every command before it would start one;
+ * no sandbox is needed, and the shell stays offered as it is on a server.
+ */
+const NO_WORKSPACE_SHELL: Sandbox = { mode: "none" };
 
 /** The trivial read tool of the benchmark's turn shape. */
 const lookupTool = implementTool(
@@ -56,7 +63,7 @@ export function benchRuntime(
     catalogue,
     registry: new AgentTypeRegistry([benchType, ...(world.types ?? [])]),
   };
-  const tools = builtinToolImplementations();
+  const tools = builtinToolImplementations(NO_WORKSPACE_SHELL);
   tools.set("lookup", lookupTool);
   const model = createSimModel({
     script:
@@ -73,7 +80,11 @@ export function benchRuntime(
     tools,
     modelFor: () => model,
     defaultModel: "sim/bench",
-    workspaceFor: (_record, readOnly) => ({ root: null, readOnly }),
+    workspaceFor: (_record, isolation) => ({
+      root: null,
+      readOnly: isolation.read_only,
+      network: isolation.network,
+    }),
     clock: systemClock,
     maxActivations: 100_000,
   });

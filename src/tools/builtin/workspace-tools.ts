@@ -9,7 +9,9 @@ export const shellTool = defineTool({
   name: "shell",
   description:
     "Runs a command with /bin/sh in the workspace root and returns its exit code and combined " +
-    "output (cut to 32 KiB). The environment is minimal: no secrets, HOME is the workspace.",
+    "output (cut to 32 KiB). The environment is minimal: no secrets, HOME is the workspace. " +
+    "In the sandbox the workspace is /workspace, the only writable place, and there is no " +
+    "network unless the agent's type allows it.",
   parameters: z.object({
     command: str("The command line."),
     timeout_ms: int(

@@ -31,7 +31,7 @@ afterEach(async () => {
 function contextFor(workspace: Partial<ToolContext["workspace"]> = {}): ToolContext {
   return {
     agentId: "agent-test",
-    workspace: { root, readOnly: false, ...workspace },
+    workspace: { root, readOnly: false, network: false, ...workspace },
     memory: {} as AgentMemory,
     clock: systemClock,
     signal: new AbortController().signal,

@@ -34,7 +34,7 @@ afterEach(async () => {
 
 const context = (): ToolContext => ({
   agentId: "agent-test",
-  workspace: { root, readOnly: false },
+  workspace: { root, readOnly: false, network: false },
   memory: {} as AgentMemory,
   clock: systemClock,
   signal: new AbortController().signal,

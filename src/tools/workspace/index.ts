@@ -1,6 +1,7 @@
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { ToolImplementation } from "../tool.js";
 import { FILE_IMPLEMENTATIONS } from "./file-tools.js";
-import { shellImplementation } from "./shell-tool.js";
+import { createShellImplementation } from "./shell-tool.js";
 
 export { type ConfinedPath, resolveInWorkspace } from "./confine.js";
 export {
@@ -11,13 +12,14 @@ export {
   searchFilesImplementation,
   writeFileImplementation,
 } from "./file-tools.js";
-export { shellImplementation } from "./shell-tool.js";
+export { createShellImplementation } from "./shell-tool.js";
 
 /**
- * The workspace tools that run here: shell and the file tools, all confined to the agent's
- * workspace root. The web, HTTP and sub-agent tools are declared but not implemented yet.
+ * The workspace tools that run here: the file tools, confined to the agent's workspace root,
+ * and the shell in `sandbox`; with `null` (no sandbox, and none not chosen) there is no shell.
+ * The web, HTTP and sub-agent tools are declared but not implemented yet.
  */
-export const WORKSPACE_IMPLEMENTATIONS: ToolImplementation[] = [
-  shellImplementation,
-  ...FILE_IMPLEMENTATIONS,
-];
+export function workspaceImplementations(sandbox: Sandbox | null): ToolImplementation[] {
+  const shell = sandbox ? [createShellImplementation(sandbox)] : [];
+  return [...shell, ...FILE_IMPLEMENTATIONS];
+}

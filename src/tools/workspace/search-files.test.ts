@@ -20,7 +20,7 @@ afterEach(async () => {
 
 const context = (signal = new AbortController().signal): ToolContext => ({
   agentId: "agent-test",
-  workspace: { root, readOnly: false },
+  workspace: { root, readOnly: false, network: false },
   memory: {} as AgentMemory,
   clock: systemClock,
   signal,

@@ -6,7 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../core/clock.js";
 import type { AgentMemory } from "../../memory/agent-memory.js";
 import type { ToolContext } from "../tool.js";
-import { SHELL_OUTPUT_CAP_BYTES, shellImplementation } from "./shell-tool.js";
+import { createShellImplementation, SHELL_OUTPUT_CAP_BYTES } from "./shell-tool.js";
+
+/** Unconfined (`sandbox.mode: none`): these tests need no bubblewrap; test/sandbox covers it. */
+const shellImplementation = createShellImplementation({ mode: "none" });
 
 let root: string;
 
@@ -25,7 +28,7 @@ function contextFor(
 ): ToolContext {
   return {
     agentId: "agent-test",
-    workspace: { root, readOnly: false, ...workspace },
+    workspace: { root, readOnly: false, network: false, ...workspace },
     memory: {} as AgentMemory,
     clock: systemClock,
     signal,

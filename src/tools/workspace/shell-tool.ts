@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import type { Clock } from "../../core/clock.js";
 import { shellTool } from "../builtin/workspace-tools.js";
+import { type Launch, launchCommand } from "../sandbox/launch.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { failure, implementTool, success, type ToolResult } from "../tool.js";
 
 /** How long a command may run when the model does not say. */
@@ -10,17 +12,6 @@ export const SHELL_DEFAULT_TIMEOUT_MS = 30_000;
 export const SHELL_MAX_TIMEOUT_MS = 120_000;
 /** How much of the combined stdout and stderr the model sees. */
 export const SHELL_OUTPUT_CAP_BYTES = 32 * 1024;
-/** A fixed PATH, so the server's own PATH (which may point into a user's home) is not inherited. */
-const SAFE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-/**
- * The environment of every command. Nothing comes from `process.env`: the server's environment
- * holds provider keys and database URLs that a command could print or send away.
- */
-export function shellEnvironment(root: string): NodeJS.ProcessEnv {
-  return { PATH: SAFE_PATH, HOME: root, LANG: "C.UTF-8", LC_ALL: "C.UTF-8", TERM: "dumb" };
-}
-
 /** How a command ended, with the start of its interleaved stdout and stderr. */
 export interface CommandOutcome {
   readonly end: "exited" | "timed_out" | "aborted";
@@ -32,17 +23,19 @@ export interface CommandOutcome {
 }
 
 /**
- * Runs `command` with `/bin/sh -c` in its own process group, so that on timeout or abort the
- * whole group (the shell and everything it started) is killed, not just the shell.
+ * Runs a launched command in its own process group, so that on timeout or abort the whole group
+ * (the shell, or bwrap, and everything it started) is killed, not just the first process. Under
+ * bwrap, killing bwrap also ends its PID namespace, which takes along processes that left the
+ * group with `setsid`.
  */
 export function runCommand(
-  command: string,
-  options: { cwd: string; timeoutMs: number; clock: Clock; signal: AbortSignal },
+  launch: Launch,
+  options: { timeoutMs: number; clock: Clock; signal: AbortSignal },
 ): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], {
-      cwd: options.cwd,
-      env: shellEnvironment(options.cwd),
+    const child = spawn(launch.file, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -137,36 +130,40 @@ function describe(outcome: CommandOutcome, timeoutMs: number): ToolResult {
   }
 }
 
-/** The shell tool: one command in the workspace root, with a timeout and a scrubbed environment. */
-export const shellImplementation = implementTool(
-  shellTool,
-  { idempotent: false, timeoutMs: SHELL_MAX_TIMEOUT_MS },
-  async ({ command, timeout_ms }, context) => {
-    const { root, readOnly } = context.workspace;
-    if (root === null) return failure("this agent has no workspace, so it cannot run commands");
-    if (readOnly) {
-      return failure(
-        "the workspace is read-only for this agent and a command could change it; " +
-          "use read_file, list_directory or search_files instead",
+/**
+ * The shell tool: one command in the workspace, with a timeout and a scrubbed environment, run
+ * under `sandbox` (bubblewrap, or unconfined only when the operator chose `sandbox.mode: none`).
+ */
+export function createShellImplementation(sandbox: Sandbox) {
+  return implementTool(
+    shellTool,
+    { idempotent: false, timeoutMs: SHELL_MAX_TIMEOUT_MS },
+    async ({ command, timeout_ms }, context) => {
+      const { root, readOnly, network } = context.workspace;
+      if (root === null) return failure("this agent has no workspace, so it cannot run commands");
+      if (readOnly) {
+        return failure(
+          "the workspace is read-only for this agent and a command could change it; " +
+            "use read_file, list_directory or search_files instead",
+        );
+      }
+      if (context.signal.aborted) return failure("the command was cancelled before it started");
+      const isDirectory = await stat(root).then(
+        (stats) => stats.isDirectory(),
+        () => false,
       );
-    }
-    if (context.signal.aborted) return failure("the command was cancelled before it started");
-    const isDirectory = await stat(root).then(
-      (stats) => stats.isDirectory(),
-      () => false,
-    );
-    if (!isDirectory) return failure("the workspace root does not exist; ask an operator");
-    const timeoutMs = Math.min(timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS, SHELL_MAX_TIMEOUT_MS);
-    try {
-      const outcome = await runCommand(command, {
-        cwd: root,
-        timeoutMs,
-        clock: context.clock,
-        signal: context.signal,
-      });
-      return describe(outcome, timeoutMs);
-    } catch (error) {
-      return failure(`the command could not be started: ${(error as Error).message}`);
-    }
-  },
-);
+      if (!isDirectory) return failure("the workspace root does not exist; ask an operator");
+      const timeoutMs = Math.min(timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS, SHELL_MAX_TIMEOUT_MS);
+      try {
+        const outcome = await runCommand(launchCommand(sandbox, command, { root, network }), {
+          timeoutMs,
+          clock: context.clock,
+          signal: context.signal,
+        });
+        return describe(outcome, timeoutMs);
+      } catch (error) {
+        return failure(`the command could not be started: ${(error as Error).message}`);
+      }
+    },
+  );
+}
