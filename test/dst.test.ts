@@ -26,7 +26,7 @@ const range = (from: number, to: number) =>
 /** Seeds that still fail for an engine bug not yet fixed; skipped below, kept out of CI ranges. */
 const KNOWN_ENGINE_BUGS = [
   [
-    1495,
+    429,
     "heavy",
     "a mid-level parent cancelled while spawning leaves a grandchild asking for approval",
   ],
@@ -174,11 +174,11 @@ describe("deterministic simulation", () => {
   // while its sub-agents ran, with spawns refused at the depth limit.
   it.each([
     [1, "mixed"],
-    [3, "mixed"],
     [49, "mixed"],
-    [10, "heavy"],
-    [16, "heavy"],
-    [37, "heavy"],
+    [69, "mixed"],
+    [1, "heavy"],
+    [40, "heavy"],
+    [69, "heavy"],
   ] as const)(
     "orchestration: seed %i (%s faults) disturbs sub-agents every way and holds",
     async (seed, faults) => {
