@@ -115,6 +115,17 @@ const run = async (chain: string, input: string, extra: Record<string, unknown> 
   return body as unknown as ChainRun;
 };
 
+/** A run of `careful` whose writer asks to call memory_insert, and says "noted" once it ran. */
+async function pausedForApproval(): Promise<ChainRun> {
+  await start((request) => {
+    const r = read(request);
+    return r.lastRole === "user"
+      ? callTool("memory_insert", { label: "human", new_str: "likes tea" })
+      : say("noted");
+  });
+  return run("careful", "remember tea");
+}
+
 /** The fake model: diggers answer their angle, the merger merges, the judge grades. */
 function investigation(
   options: { judge?: string; stallMs?: number; mergerReasoningOnly?: boolean } = {},
@@ -238,13 +249,7 @@ describe("chains over HTTP", () => {
   });
 
   it("pauses for an agent's approval with the request on the run; answering it finishes the chain", async () => {
-    await start((request) => {
-      const r = read(request);
-      return r.lastRole === "user"
-        ? callTool("memory_insert", { label: "human", new_str: "likes tea" })
-        : say("noted");
-    });
-    const paused = await run("careful", "remember tea");
+    const paused = await pausedForApproval();
     expect(paused.status).toBe("awaiting_approval");
     expect(paused.stages[0]?.agents[0]?.status).toBe("awaiting_approval");
     const [request] = paused.pending_approvals;
@@ -274,13 +279,7 @@ describe("chains over HTTP", () => {
   });
 
   it("a watcher re-attaches mid-run and follows it to the end; an answer on the agent's own route counts", async () => {
-    await start((request) => {
-      const r = read(request);
-      return r.lastRole === "user"
-        ? callTool("memory_insert", { label: "human", new_str: "likes tea" })
-        : say("noted");
-    });
-    const paused = await run("careful", "remember tea");
+    const paused = await pausedForApproval();
     expect(paused.status).toBe("awaiting_approval");
     const watching = fetch(`${server?.url}/v1/chain-runs/${paused.id}/stream`).then((r) =>
       r.text(),

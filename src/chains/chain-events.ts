@@ -1,3 +1,4 @@
+import { KeyedListeners } from "../core/keyed-listeners.js";
 import type {
   ChainAgentRun,
   ChainApproval,
@@ -31,36 +32,19 @@ export type ChainEvent =
 
 export type ChainEventListener = (event: ChainEvent) => void;
 
-/** Subscriptions per chain run. A listener that throws is dropped; the run goes on. */
+/** Subscriptions per chain run (see KeyedListeners). */
 export class ChainEvents {
-  readonly #listeners = new Map<string, Set<ChainEventListener>>();
+  readonly #listeners = new KeyedListeners<ChainEvent>();
 
   subscribe(runId: string, listener: ChainEventListener): () => void {
-    let set = this.#listeners.get(runId);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(runId, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.#listeners.get(runId) === set) this.#listeners.delete(runId);
-    };
+    return this.#listeners.subscribe(runId, listener);
   }
 
   listening(runId: string): boolean {
-    return this.#listeners.has(runId);
+    return this.#listeners.listening(runId);
   }
 
   publish(event: ChainEvent): void {
-    const set = this.#listeners.get(event.runId);
-    if (!set) return;
-    for (const listener of [...set]) {
-      try {
-        listener(event);
-      } catch {
-        set.delete(listener);
-      }
-    }
+    this.#listeners.publish(event.runId, event);
   }
 }

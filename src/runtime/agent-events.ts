@@ -1,4 +1,5 @@
 import type { LoopEvent } from "../agent/events.js";
+import { KeyedListeners } from "../core/keyed-listeners.js";
 
 /**
  * What an engine reports about an agent as it happens: its loop's events, each with the run
@@ -13,42 +14,21 @@ export type AgentEvent = LoopEvent & {
 
 export type AgentEventListener = (event: AgentEvent) => void;
 
-/**
- * Per-agent event subscriptions. Publishing to an agent nobody listens to costs one map
- * lookup, so turns without a stream pay nothing for it. A listener that throws is dropped:
- * one broken stream must not break the turn that feeds it.
- */
+/** Per-agent event subscriptions (see KeyedListeners), and waiting for a run's stop. */
 export class AgentEvents {
-  readonly #listeners = new Map<string, Set<AgentEventListener>>();
+  readonly #listeners = new KeyedListeners<AgentEvent>();
 
   subscribe(agentId: string, listener: AgentEventListener): () => void {
-    let set = this.#listeners.get(agentId);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(agentId, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.#listeners.get(agentId) === set) this.#listeners.delete(agentId);
-    };
+    return this.#listeners.subscribe(agentId, listener);
   }
 
   /** Whether anyone follows the agent now. */
   listening(agentId: string): boolean {
-    return this.#listeners.has(agentId);
+    return this.#listeners.listening(agentId);
   }
 
   publish(event: AgentEvent): void {
-    const set = this.#listeners.get(event.agentId);
-    if (!set) return;
-    for (const listener of [...set]) {
-      try {
-        listener(event);
-      } catch {
-        set.delete(listener);
-      }
-    }
+    this.#listeners.publish(event.agentId, event);
   }
 
   /** Resolves with the run's `stop` event: when the run ended, or stopped for an approval. */

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { ChainRunner } from "../../chains/chain-runner.js";
 import { checkConfig } from "../../config/config-file.js";
 import { systemClock } from "../../core/clock.js";
@@ -9,7 +8,7 @@ import { assert } from "../../core/errors.js";
 import { randomIds } from "../../core/ids.js";
 import { openSqliteStore } from "../../storage/sqlite/sqlite-store.js";
 import { benchRuntime } from "./bench-setup.js";
-import { summarize, type Timings } from "./measure.js";
+import { byOwnTime, timed } from "./measure.js";
 
 const WORKER = "qa_assistant";
 const MERGER = "synthesis";
@@ -87,9 +86,9 @@ export async function chainOverhead(rounds: number) {
     }
     runner.shutdown();
     await runtime.shutdown();
-    const chainRun = ownTime(chainMs);
-    const direct = ownTime(warmMs);
-    const directFresh = ownTime(freshMs);
+    const chainRun = byOwnTime(chainMs);
+    const direct = byOwnTime(warmMs);
+    const directFresh = byOwnTime(freshMs);
     return {
       chainRun,
       fourTurnsWarm: direct,
@@ -101,16 +100,4 @@ export async function chainOverhead(rounds: number) {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-const ownTime = (samples: readonly number[]): Timings =>
-  summarize(
-    samples,
-    samples.reduce((sum, ms) => sum + ms, 0),
-  );
-
-async function timed(work: () => Promise<void>): Promise<number> {
-  const start = performance.now();
-  await work();
-  return performance.now() - start;
 }

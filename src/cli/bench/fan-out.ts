@@ -9,7 +9,7 @@ import { openSqliteStore } from "../../storage/sqlite/sqlite-store.js";
 import type { AgentType } from "../../types/agent-type.js";
 import { benchRuntime } from "./bench-setup.js";
 import { CHILD_TYPE, fanOutProbe } from "./fan-out-probe.js";
-import { summarize, type Timings } from "./measure.js";
+import { byOwnTime } from "./measure.js";
 
 const PARENT_TYPE = "orchestrator";
 
@@ -80,14 +80,6 @@ export async function fanOut(rounds: number, width = 10) {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Rates over the samples' own time: the two sides alternate, so wall time holds both. */
-function byOwnTime(samplesMs: readonly number[]): Timings {
-  return summarize(
-    samplesMs,
-    samplesMs.reduce((sum, ms) => sum + ms, 0),
-  );
 }
 
 /** Times a run (or runs), checking that each ended with an answer. */

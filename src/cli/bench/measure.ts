@@ -26,6 +26,14 @@ export function summarize(samplesMs: readonly number[], totalMs: number): Timing
   };
 }
 
+/** Rates over the samples' own time: where runs alternate, wall time holds both sides. */
+export function byOwnTime(samplesMs: readonly number[]): Timings {
+  return summarize(
+    samplesMs,
+    samplesMs.reduce((sum, ms) => sum + ms, 0),
+  );
+}
+
 /** Runs `fn`, returning how long it took in milliseconds. */
 export async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
