@@ -81,7 +81,7 @@ export function processesWith(marker: string): number[] {
 }
 
 /** Waits until no process with `marker` is left, or `timeoutMs` passes; returns those left. */
-export async function survivorsAfter(marker: string, timeoutMs = 2_000): Promise<number[]> {
+export async function survivorsAfter(marker: string, timeoutMs = 5_000): Promise<number[]> {
   const until = Date.now() + timeoutMs;
   let left = processesWith(marker);
   while (left.length > 0 && Date.now() < until) {
