@@ -49,7 +49,7 @@ function inChild<T>(name: string, quick: boolean, durability: Durability = "full
   return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8" })) as T;
 }
 
-/** Fan-out, chain and the others run on a store of the default durability (full). */
+/** Fan-out, memory and the others run on a store of the default durability (full). */
 async function runScenario(name: string, quick: boolean, durability: Durability): Promise<unknown> {
   const scenarios = await import("./scenarios.js");
   const n = (count: number) => Math.max(1, Math.round(count * (quick ? 0.1 : 1)));
@@ -75,7 +75,7 @@ async function runScenario(name: string, quick: boolean, durability: Durability)
         quick ? [1_000, 10_000] : [1_000, 10_000, 100_000],
       );
     case "chain":
-      return (await import("./chain.js")).chainOverhead(n(300));
+      return (await import("./chain.js")).chainOverhead(n(300), durability);
     default:
       throw new Error(`unknown scenario ${name}`);
   }

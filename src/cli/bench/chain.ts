@@ -6,6 +6,7 @@ import { checkConfig } from "../../config/config-file.js";
 import { systemClock } from "../../core/clock.js";
 import { assert } from "../../core/errors.js";
 import { randomIds } from "../../core/ids.js";
+import type { Durability } from "../../storage/durability.js";
 import { openSqliteStore } from "../../storage/sqlite/sqlite-store.js";
 import { benchRuntime } from "./bench-setup.js";
 import { byOwnTime, timed } from "./measure.js";
@@ -30,9 +31,9 @@ const CHAIN = {
  * turns run directly: on four warm agents, and on four agents created for the round (as a
  * chain creates its stage agents). Rounds alternate which goes first; the first tenth warm up.
  */
-export async function chainOverhead(rounds: number) {
+export async function chainOverhead(rounds: number, durability: Durability = "full") {
   const dir = mkdtempSync(join(tmpdir(), "holdfast-bench-"));
-  const store = await openSqliteStore(join(dir, "bench.db"));
+  const store = await openSqliteStore(join(dir, "bench.db"), { durability });
   const checked = checkConfig({ chains: { bench: CHAIN } });
   if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
   const { config } = checked;
