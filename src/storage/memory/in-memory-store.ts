@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
-import { ChainRunRecord } from "../../records/chain-run.js";
+import { ChainRunRecord, FINISHED_CHAIN_STATUSES } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
@@ -305,18 +305,15 @@ class InMemoryStore implements Store {
   }
 
   async listChainRuns(filter: ChainRunFilter, page: PageQuery): Promise<ChainRunRecord[]> {
-    const runs = [...this.chainRuns.values()].filter(
-      (run) =>
-        run.project_id === filter.projectId &&
-        (filter.chain === undefined || run.chain === filter.chain),
-    );
-    return pageOf(runs, page).map(copy);
+    const { projectId, chain } = filter;
+    const listed = (run: ChainRunRecord) =>
+      run.project_id === projectId && (chain === undefined || run.chain === chain);
+    return pageOf([...this.chainRuns.values()].filter(listed), page).map(copy);
   }
 
   async unfinishedChainRuns(): Promise<ChainRunRecord[]> {
-    return [...this.chainRuns.values()]
-      .filter((run) => run.status === "running" || run.status === "awaiting_approval")
-      .map(copy);
+    const unfinished = (run: ChainRunRecord) => !FINISHED_CHAIN_STATUSES.includes(run.status);
+    return [...this.chainRuns.values()].filter(unfinished).map(copy);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
@@ -359,10 +356,8 @@ class InMemoryStore implements Store {
 
   /** The session's timers as it needs them: set, moved or cleared with its checkpoint. */
   private setWakeUps(agentId: string, state: SessionState): void {
-    for (const [kind, due] of Object.entries(wakeUpsOf(state)) as [
-      TimerRecord["kind"],
-      number | null,
-    ][]) {
+    const wakeUps = Object.entries(wakeUpsOf(state)) as [TimerRecord["kind"], number | null][];
+    for (const [kind, due] of wakeUps) {
       const key = pairKey(agentId, kind);
       if (due === null) this.timers.delete(key);
       else this.timers.set(key, { agent_id: agentId, kind, due_at_ms: due });
@@ -375,9 +370,8 @@ class InMemoryStore implements Store {
     for (const [agentId, rows] of this.agents) {
       if (rows.session) this.setWakeUps(agentId, rows.session);
     }
-    const keys = new Set([...before.keys(), ...this.timers.keys()]);
-    return [...keys].filter((key) => before.get(key)?.due_at_ms !== this.timers.get(key)?.due_at_ms)
-      .length;
+    const moved = (key: string) => before.get(key)?.due_at_ms !== this.timers.get(key)?.due_at_ms;
+    return [...new Set([...before.keys(), ...this.timers.keys()])].filter(moved).length;
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {

@@ -101,7 +101,7 @@ export function pageBounds(
 }
 
 /** The `seq` of the row a statement finds, or null. */
-export function seqFrom(statement: StatementSync, ...params: string[]): number | null {
+export function seqFrom(statement: StatementSync, ...params: (string | null)[]): number | null {
   const seq = statement.get(...params)?.seq;
   return typeof seq === "number" ? seq : null;
 }

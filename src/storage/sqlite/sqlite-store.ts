@@ -4,7 +4,7 @@ import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.
 import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
-import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
+import type { SessionState } from "../../records/session-state.js";
 import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
 import { searchableText } from "../searchable-text.js";
 import type {
@@ -17,6 +17,7 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { PassageSearch, StepCommit } from "../turn-store.js";
+import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
 import {
@@ -35,6 +36,7 @@ import {
   timerOf,
 } from "./rows.js";
 import { prepareStatements, type Statements } from "./statements.js";
+import { reconcileWakeUps, writeWakeUps } from "./wake-ups.js";
 
 /**
  * Opens (creating if need be) a SQLite store at `path`, or in memory for `":memory:"`, and
@@ -186,20 +188,12 @@ export class SqliteStore implements Store {
         }
         for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
         this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
-        this.writeWakeUps(agentId, state);
+        writeWakeUps(this.sql, agentId, state);
         if (run) this.writeRun(run, firstOfRun);
       })
       .catch((error: unknown) => {
         throw storageError(error, agentId);
       });
-  }
-
-  /** The session's timers, as it needs them: set, moved or cleared with its checkpoint. */
-  private writeWakeUps(agentId: string, state: SessionState): void {
-    for (const [kind, due] of Object.entries(wakeUpsOf(state))) {
-      if (due === null) this.sql.clearTimer.run(agentId, kind);
-      else this.sql.putTimer.run(agentId, kind, due);
-    }
   }
 
   /** Writes a message and its search entry; returns its `seq`. */
@@ -253,18 +247,10 @@ export class SqliteStore implements Store {
     const match = this.match(agentId, query, "text");
     const limit = Math.floor(options.topK);
     if (match === null || !(limit > 0)) return [];
-    const json = (list: readonly string[] | undefined) =>
-      list === undefined ? null : JSON.stringify(list);
-    return this.sql.searchPassages
-      .all(
-        match,
-        json(options.tags),
-        limit,
-        json(options.anyTags),
-        options.fromMs ?? null,
-        options.toMs ?? null,
-      )
-      .map(passageOf);
+    const { tags, anyTags, fromMs, toMs } = options;
+    const json = (list?: readonly string[]) => (list === undefined ? null : JSON.stringify(list));
+    const filters = [json(anyTags), fromMs ?? null, toMs ?? null];
+    return this.sql.searchPassages.all(match, json(tags), limit, ...filters).map(passageOf);
   }
 
   /** The MATCH expression for a search of one agent's rows; null if nothing can match. */
@@ -281,15 +267,9 @@ export class SqliteStore implements Store {
   }
 
   private writePassage(agentKey: number, agentId: string, passage: Passage): void {
-    const tags = JSON.stringify(passage.tags);
-    const { lastInsertRowid } = this.sql.insertPassage.run(
-      passage.id,
-      agentId,
-      passage.text,
-      tags,
-      passage.created_at_ms,
-    );
-    this.sql.indexPassage.run(lastInsertRowid, ownerToken(agentKey), passage.text);
+    const { id, text: content, created_at_ms: at } = passage;
+    const row = this.sql.insertPassage.run(id, agentId, content, JSON.stringify(passage.tags), at);
+    this.sql.indexPassage.run(row.lastInsertRowid, ownerToken(agentKey), content);
   }
 
   async listPassages(
@@ -301,9 +281,9 @@ export class SqliteStore implements Store {
     if (!bounds) return [];
     const statement = page.order === "asc" ? this.sql.passagesAsc : this.sql.passagesDesc;
     const words = wordsOf(filter);
-    return statement
-      .all(agentId, bounds.lower, bounds.upper, bounds.limit, words && JSON.stringify(words))
-      .map(passageOf);
+    const { lower, upper, limit } = bounds;
+    const rows = statement.all(agentId, lower, upper, limit, words && JSON.stringify(words));
+    return rows.map(passageOf);
   }
 
   async deletePassage(agentId: string, passageId: string): Promise<boolean> {
@@ -348,21 +328,15 @@ export class SqliteStore implements Store {
 
   async listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]> {
     const agent = filter.agentId ?? null;
-    const bounds = pageBounds(page, (id) => {
-      const seq = this.sql.runOrder.get(id, filter.projectId, agent)?.seq;
-      return typeof seq === "number" ? seq : null;
-    });
+    const bounds = pageBounds(page, (id) =>
+      seqFrom(this.sql.runOrder, id, filter.projectId, agent),
+    );
     if (!bounds) return [];
     const statuses = runStatuses(filter);
     const statement = page.order === "asc" ? this.sql.runsAsc : this.sql.runsDesc;
-    const rows = statement.all(
-      filter.projectId,
-      agent,
-      statuses ? JSON.stringify(statuses) : null,
-      bounds.lower,
-      bounds.upper,
-      bounds.limit,
-    );
+    const { lower, upper, limit } = bounds;
+    const wanted = statuses ? JSON.stringify(statuses) : null;
+    const rows = statement.all(filter.projectId, agent, wanted, lower, upper, limit);
     return bodies(rows, RunRecord, "run");
   }
 
@@ -376,61 +350,23 @@ export class SqliteStore implements Store {
 
   async putChainRun(run: ChainRunRecord): Promise<void> {
     const parsed = parseInput(ChainRunRecord, run, ["chain_run"]);
-    const { id, project_id, chain, status } = parsed;
-    this.transaction(() =>
-      this.sql.putChainRun.run(id, project_id, chain, status, JSON.stringify(parsed)),
-    );
+    this.transaction(() => writeChainRun(this.sql, parsed));
   }
 
   async getChainRun(id: string): Promise<ChainRunRecord | null> {
-    return body(this.sql.getChainRun.get(id), ChainRunRecord, "chain run");
+    return readChainRun(this.sql, id);
   }
 
   async listChainRuns(filter: ChainRunFilter, page: PageQuery): Promise<ChainRunRecord[]> {
-    const chain = filter.chain ?? null;
-    const bounds = pageBounds(page, (id) => {
-      const seq = this.sql.chainRunSeq.get(id, filter.projectId, chain)?.seq;
-      return typeof seq === "number" ? seq : null;
-    });
-    if (!bounds) return [];
-    const statement = page.order === "asc" ? this.sql.chainRunsAsc : this.sql.chainRunsDesc;
-    const rows = statement.all(filter.projectId, chain, bounds.lower, bounds.upper, bounds.limit);
-    return bodies(rows, ChainRunRecord, "chain run");
+    return listChainRuns(this.sql, filter, page);
   }
 
   async unfinishedChainRuns(): Promise<ChainRunRecord[]> {
-    return bodies(this.sql.unfinishedChainRuns.all(), ChainRunRecord, "chain run");
+    return unfinishedChainRuns(this.sql);
   }
 
   async reconcileWakeUps(): Promise<number> {
-    return this.transaction(() => {
-      const needed = new Map<string, TimerRecord>();
-      for (const row of this.sql.waitingSessions.all()) {
-        const state = sessionOf(row);
-        const agentId = text(row, "agent_id");
-        for (const [kind, due] of Object.entries(state ? wakeUpsOf(state) : {})) {
-          if (due !== null)
-            needed.set(
-              `${agentId}\u0000${kind}`,
-              timerOf({ agent_id: agentId, kind, due_at_ms: due }),
-            );
-        }
-      }
-      let changes = 0;
-      for (const row of this.sql.allTimers.all()) {
-        const timer = timerOf(row);
-        const key = `${timer.agent_id}\u0000${timer.kind}`;
-        const want = needed.get(key);
-        needed.delete(key);
-        if (want?.due_at_ms === timer.due_at_ms) continue;
-        if (want) this.sql.putTimer.run(want.agent_id, want.kind, want.due_at_ms);
-        else this.sql.clearTimer.run(timer.agent_id, timer.kind);
-        changes += 1;
-      }
-      for (const want of needed.values())
-        this.sql.putTimer.run(want.agent_id, want.kind, want.due_at_ms);
-      return changes + needed.size;
-    });
+    return this.transaction(() => reconcileWakeUps(this.sql));
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {
