@@ -15,6 +15,11 @@ export interface ToolCatalogue {
    * types naming them still resolve; capabilities withhold them with the reason.
    */
   readonly unavailable: ReadonlyMap<string, string>;
+  /**
+   * Counts changes of a catalogue that changes while the server runs (MCP servers connecting,
+   * added or removed); absent for a fixed one. Activations rebuild when it moves on.
+   */
+  readonly version?: number;
 }
 
 /** The built-in packs. A pack is a flat list of tool names. */

@@ -1,0 +1,198 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type CallToolResult,
+  McpError,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Clock } from "../../core/clock.js";
+import { VERSION } from "../../core/version.js";
+import {
+  DEFAULT_MCP_TIMEOUT_MS,
+  type McpServerConfig,
+  redactSecrets,
+} from "./mcp-server-config.js";
+
+/** Where a connection stands; `reason` is already free of secrets. */
+export type McpConnectionState =
+  | { state: "connecting" }
+  | { state: "connected" }
+  | { state: "failed"; reason: string; retryInMs: number }
+  | { state: "closed" };
+
+export interface McpConnectionOptions {
+  name: string;
+  config: McpServerConfig;
+  clock: Clock;
+  /** Told when the tool list or the state changed. */
+  onChange(): void;
+  /** Told of state changes worth a log line (secrets removed). */
+  log?(message: string): void;
+}
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+const STDERR_TAIL_CHARS = 1_000;
+
+/**
+ * A live connection to one MCP server. It connects in the background, keeps the server's last
+ * known tools while it reconnects (with exponential backoff) after the server exits or stops
+ * answering, and never throws out of its lifecycle: a failure becomes its state, and a call
+ * made meanwhile fails with a readable message.
+ */
+export class McpConnection {
+  private client: Client | null = null;
+  private transport: Transport | null = null;
+  private current: McpConnectionState = { state: "connecting" };
+  private knownTools: McpTool[] = [];
+  private retryMs = FIRST_RETRY_MS;
+  private stderrTail = "";
+  private readonly stopped = new AbortController();
+
+  constructor(private readonly options: McpConnectionOptions) {}
+
+  get state(): McpConnectionState {
+    return this.current;
+  }
+
+  /** The server's tools as last listed; empty until the first connection. */
+  get tools(): readonly McpTool[] {
+    return this.knownTools;
+  }
+
+  /** The process id of a stdio server while it runs. */
+  get pid(): number | null {
+    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+  }
+
+  get timeoutMs(): number {
+    return this.options.config.timeout_ms ?? DEFAULT_MCP_TIMEOUT_MS;
+  }
+
+  /** Starts connecting; resolves once the first attempt has succeeded or failed. */
+  start(): Promise<void> {
+    return this.connect();
+  }
+
+  /** Calls a tool; throws an Error with a readable, secret-free message when it cannot. */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    const client = this.client;
+    if (!client || this.current.state !== "connected") {
+      const why = this.current.state === "failed" ? `: ${this.current.reason}` : "";
+      throw new Error(`MCP server '${this.options.name}' is not connected${why}`);
+    }
+    try {
+      const result = await client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout: this.timeoutMs + 1_000,
+      });
+      return result as CallToolResult;
+    } catch (error) {
+      // The server answered with a protocol error, or the call was cut short on our side: the
+      // connection is fine. Anything else (exit, refused, reset) means it is gone: reconnect.
+      if (!(error instanceof McpError) && !signal.aborted) this.lost(client, error);
+      throw new Error(this.describe(error));
+    }
+  }
+
+  /** Stops the server (or the HTTP session) and any reconnection. */
+  async close(): Promise<void> {
+    this.stopped.abort();
+    this.current = { state: "closed" };
+    const client = this.client;
+    this.client = null;
+    await client?.close().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped.signal.aborted) return;
+    this.setState({ state: "connecting" });
+    const transport = this.createTransport();
+    const client = new Client({ name: "holdfast", version: VERSION });
+    client.onclose = () => this.lost(client, new Error("the connection closed"));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client));
+    this.transport = transport;
+    this.client = client;
+    try {
+      await client.connect(transport, { timeout: this.timeoutMs });
+      const listed = await client.listTools(undefined, { timeout: this.timeoutMs });
+      if (this.client !== client) return;
+      this.knownTools = listed.tools;
+      this.retryMs = FIRST_RETRY_MS;
+      this.setState({ state: "connected" });
+      this.options.log?.(`MCP server '${this.options.name}': ${listed.tools.length} tools`);
+    } catch (error) {
+      this.lost(client, error);
+    }
+  }
+
+  /** The connection `client` failed: close it and try again after the backoff. */
+  private lost(client: Client, error: unknown): void {
+    if (this.client !== client || this.stopped.signal.aborted) return;
+    this.client = null;
+    void client.close().catch(() => {});
+    const reason = this.describe(error);
+    const retryInMs = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+    this.setState({ state: "failed", reason, retryInMs });
+    this.options.log?.(
+      `MCP server '${this.options.name}' failed (${reason}); retry in ${retryInMs} ms`,
+    );
+    this.options.clock.sleep(retryInMs, this.stopped.signal).then(
+      () => this.connect(),
+      () => {},
+    );
+  }
+
+  private async refresh(client: Client): Promise<void> {
+    try {
+      const listed = await client.listTools(undefined, { timeout: this.timeoutMs });
+      if (this.client !== client) return;
+      this.knownTools = listed.tools;
+      this.options.onChange();
+    } catch (error) {
+      this.lost(client, error);
+    }
+  }
+
+  private createTransport(): Transport {
+    const { config } = this.options;
+    if (config.url) {
+      return new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers ?? {} },
+      });
+    }
+    this.stderrTail = "";
+    const transport = new StdioClientTransport({
+      command: config.command ?? "",
+      args: config.args ?? [],
+      ...(config.env ? { env: config.env } : {}),
+      ...(config.cwd ? { cwd: config.cwd } : {}),
+      stderr: "pipe",
+    });
+    // The server's last words explain an exit better than "connection closed".
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+    });
+    return transport;
+  }
+
+  private setState(state: McpConnectionState): void {
+    this.current = state;
+    this.options.onChange();
+  }
+
+  private describe(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const stderr = this.stderrTail.trim().split("\n").slice(-3).join(" | ");
+    const detail = stderr && !this.client ? `${message} (stderr: ${stderr})` : message;
+    return redactSecrets(detail, this.options.config);
+  }
+}
