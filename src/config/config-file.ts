@@ -9,6 +9,11 @@ import {
   type ToolCatalogue,
   withPacks,
 } from "../tools/catalogue.js";
+import {
+  type McpServerConfig,
+  McpServersSection,
+  mcpPackName,
+} from "../tools/mcp/mcp-server-config.js";
 import { ToolName } from "../tools/tool-declaration.js";
 import { TypeName } from "../types/agent-type.js";
 import { AgentTypeDraft, TypeDefaults } from "../types/agent-type-draft.js";
@@ -40,6 +45,7 @@ const ConfigSections = z.strictObject({
   sandbox: z.unknown().optional(),
   defaults: z.unknown().optional(),
   tool_packs: z.unknown().optional(),
+  mcp_servers: z.unknown().optional(),
   types: z.record(z.string(), z.unknown()).optional(),
   chains: z.record(z.string(), z.unknown()).optional(),
 });
@@ -52,6 +58,11 @@ export interface HoldfastConfig {
   /** How the shell runs commands; start-up checks that the sandbox asked for works. */
   readonly sandbox: SandboxSection;
   readonly catalogue: ToolCatalogue;
+  /**
+   * MCP servers by name. Each one's tools form the pack `mcp:NAME`, which exists (empty) from
+   * the start, so types may name it before the server has connected.
+   */
+  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly registry: AgentTypeRegistry;
   /** Chains of agents, by name, in the order the file lists them. */
   readonly chains: ReadonlyMap<string, ChainDefinition>;
@@ -91,7 +102,11 @@ export function checkConfig(document: unknown): ConfigResult {
   const defaults = section(TypeDefaults, top.data.defaults ?? {}, "defaults") ?? {};
   const packs =
     section(z.record(PackName, z.array(ToolName)), top.data.tool_packs ?? {}, "tool_packs") ?? {};
-  const catalogue = addPacks(builtinToolCatalogue(), packs, errors);
+  const mcpServers = section(McpServersSection, top.data.mcp_servers ?? {}, "mcp_servers") ?? {};
+  const mcpPacks = Object.fromEntries(
+    Object.keys(mcpServers).map((name) => [mcpPackName(name), []]),
+  );
+  const catalogue = withPacks(addPacks(builtinToolCatalogue(), packs, errors), mcpPacks);
 
   const sources: DraftSource[] = BUILTIN_TYPES.map(({ name, draft }) => ({
     name,
@@ -126,7 +141,7 @@ export function checkConfig(document: unknown): ConfigResult {
   const byName = new Map(chains.chains.map((chain) => [chain.name, chain]));
   return {
     ok: true,
-    config: { server, providers, sandbox, catalogue, registry, chains: byName },
+    config: { server, providers, sandbox, catalogue, mcpServers, registry, chains: byName },
   };
 }
 

@@ -25,6 +25,8 @@ export interface Activation {
   agent: TurnAgent;
   model: ModelAdapter;
   tools: ReadonlyMap<string, ToolImplementation>;
+  /** The version of the tool catalogue `agent` and `tools` were made from. */
+  catalogueVersion: number | undefined;
   workspace: Workspace;
   /** The session as last committed. */
   state: SessionState;
@@ -48,6 +50,7 @@ export interface ActivationSources {
   readonly clock: Clock;
   readonly config: HoldfastConfig;
   readonly ids: IdSource;
+  /** What can run, by name; a live catalogue refills it as its sources change. */
   readonly tools: ReadonlyMap<string, ToolImplementation>;
   modelFor(handle: string): ModelAdapter;
   readonly defaultModel: string;
@@ -57,7 +60,7 @@ export interface ActivationSources {
 
 type AgentParts = Pick<
   Activation,
-  "record" | "type" | "overrides" | "agent" | "model" | "workspace" | "tools"
+  "record" | "type" | "overrides" | "agent" | "model" | "workspace" | "tools" | "catalogueVersion"
 >;
 
 /** The agent's record, its type resolved with its overrides, its model and workspace. */
@@ -85,6 +88,7 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
     overrides: parsed.data,
     agent,
     tools: toolsFor(sources),
+    catalogueVersion: catalogue.version,
     model: sources.modelFor(caps.model ?? sources.defaultModel),
     workspace: sources.workspaceFor(record, caps.isolation),
   };

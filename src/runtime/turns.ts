@@ -1,7 +1,12 @@
 import { type LoopDeps, resumeSession, type TurnResult } from "../agent/run-turn.js";
 import type { Clock } from "../core/clock.js";
 import { newSessionState } from "../records/session-state.js";
-import { type Activation, type ActivationSources, loadHistory } from "./activation.js";
+import {
+  type Activation,
+  type ActivationSources,
+  loadHistory,
+  reloadActivation,
+} from "./activation.js";
 import { BusyError } from "./busy-error.js";
 import type { TimerLoop } from "./timer-loop.js";
 
@@ -72,6 +77,11 @@ export class Turns {
   async ensureFresh(activation: Activation): Promise<void> {
     if (activation.handingOver) {
       throw new BusyError(`agent ${activation.record.id} is handing its session over`, 200);
+    }
+    // The tool catalogue changed (an MCP server connected, or was added or removed): the
+    // agent's capabilities and tools are rebuilt, so the next turn offers what can run now.
+    if (activation.catalogueVersion !== this.options.config.catalogue.version) {
+      await reloadActivation(activation, this.options);
     }
     if (!activation.stale) return;
     const { store, ids } = this.options;

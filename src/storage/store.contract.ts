@@ -10,6 +10,7 @@ import {
   userMessage,
 } from "./contract/fixtures.js";
 import { historyCases } from "./contract/history-cases.js";
+import { mcpServerCases } from "./contract/mcp-server-cases.js";
 import { memoryQueryCases } from "./contract/memory-query-cases.js";
 import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";
@@ -67,5 +68,6 @@ export function storeContract(
     runListCases(t);
     chainRunCases(t, options);
     memoryQueryCases(t);
+    mcpServerCases(t, options);
   });
 }

@@ -1,5 +1,6 @@
 import type { AgentRecord, RunRecord, TimerRecord } from "../records/agent-record.js";
 import type { ChainRunRecord } from "../records/chain-run.js";
+import type { McpServerRecord } from "../records/mcp-server.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
@@ -58,7 +59,16 @@ export interface NewAgent {
  * Message and passage ids are unique across agents. Reads of an unknown agent give empty
  * results, not errors.
  */
+/** MCP servers added through the API, in the order they were added; names are unique. */
+export interface McpServerStore {
+  /** Adds a server or replaces the one with its id; a name another server has is a conflict. */
+  put(server: McpServerRecord): Promise<void>;
+  list(): Promise<McpServerRecord[]>;
+  delete(id: string): Promise<boolean>;
+}
+
 export interface Store extends TurnStore {
+  readonly mcpServers: McpServerStore;
   /** Creates an agent and its blocks atomically; an existing id is an error. */
   createAgent(created: NewAgent): Promise<void>;
   getAgent(id: string): Promise<AgentRecord | null>;

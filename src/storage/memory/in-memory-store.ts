@@ -16,6 +16,7 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { PassageSearch, StepCommit } from "../turn-store.js";
+import { InMemoryMcpServers } from "./mcp-servers.js";
 import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
 
 interface AgentRows {
@@ -41,6 +42,7 @@ export function createInMemoryStore(): Store {
  * `Object.create(store, …)` (tests do, to inject failures): `#` members refuse such receivers.
  */
 class InMemoryStore implements Store {
+  readonly mcpServers = new InMemoryMcpServers();
   /** In creation order (a Map keeps insertion order). */
   private readonly agents = new Map<string, AgentRows>();
   /**

@@ -126,6 +126,15 @@ export const MIGRATIONS: readonly string[] = [
     GENERATED ALWAYS AS (json_extract(body, '$.id')) VIRTUAL;
   CREATE INDEX blocks_by_id ON blocks (block_id);
   `,
+  // 5: MCP servers added through the API, reconnected at start-up, listed in the order added.
+  `
+  CREATE TABLE mcp_servers (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL UNIQUE,
+    body TEXT NOT NULL
+  ) STRICT;
+  `,
 ];
 
 /**

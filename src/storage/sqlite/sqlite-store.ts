@@ -20,6 +20,7 @@ import type { PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
+import { SqliteMcpServers } from "./mcp-servers.js";
 import {
   bodies,
   body,
@@ -68,6 +69,7 @@ export class SqliteStore implements Store {
     private readonly db: DatabaseSync,
     private readonly sql: Statements,
     private readonly durability: Durability,
+    readonly mcpServers = new SqliteMcpServers(db),
   ) {
     this.group = new GroupCommit({
       begin: () => sql.begin.run(),
