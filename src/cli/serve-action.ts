@@ -43,6 +43,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
         error: String(error),
         retry_ms: retryMs,
       }),
+    onMcpEvent: (message) => log("info", { msg: message }),
   }).catch((error: unknown) => {
     // Refused before the port is bound: a second server must not write this directory.
     if (!(error instanceof DataDirInUseError)) throw error;

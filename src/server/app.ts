@@ -7,6 +7,7 @@ import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { AgentService } from "../service/agent-service.js";
 import type { ChainService } from "../service/chain-service.js";
+import type { McpServerService } from "../service/mcp-server-service.js";
 import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
 import type { RunService } from "../service/run-service.js";
@@ -20,6 +21,7 @@ import { agentTypeRoutes } from "./routes/agent-types.js";
 import { agentRoutes } from "./routes/agents.js";
 import { chainRoutes } from "./routes/chains.js";
 import { healthRoutes } from "./routes/health.js";
+import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
 import { runRoutes } from "./routes/runs.js";
@@ -38,6 +40,8 @@ export interface Services {
   runs?: RunService;
   /** Chains of agents and their runs. */
   chains?: ChainService;
+  /** MCP servers as tool sources (Letta's `/v1/mcp-servers`). */
+  mcpServers?: McpServerService;
 }
 
 export interface AppOptions {
@@ -119,6 +123,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (options.services.sessions) sessionRoutes(app, options.services.sessions);
     if (options.services.runs) runRoutes(app, options.services.runs);
     if (options.services.chains) chainRoutes(app, options.services.chains);
+    if (options.services.mcpServers) mcpServerRoutes(app, options.services.mcpServers);
   }
 
   app.doc31("/openapi.json", {

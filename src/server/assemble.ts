@@ -13,6 +13,7 @@ import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentService } from "../service/agent-service.js";
 import { ChainService } from "../service/chain-service.js";
+import { McpServerService } from "../service/mcp-server-service.js";
 import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
 import { RunService } from "../service/run-service.js";
@@ -24,9 +25,9 @@ import type { DurabilityInForce } from "../storage/sqlite/connection.js";
 import { type DataDirLock, lockDataDirOrThrow } from "../storage/sqlite/data-dir-lock.js";
 import { openSqliteStore, type SqliteStore } from "../storage/sqlite/sqlite-store.js";
 import type { Store } from "../storage/store.js";
-import { builtinToolImplementations } from "../tools/registry.js";
 import type { SandboxDetection } from "../tools/sandbox/sandbox.js";
 import type { Services } from "./app.js";
+import { startToolSources } from "./tool-sources.js";
 
 export interface AssembleOptions {
   config: HoldfastConfig;
@@ -48,6 +49,8 @@ export interface AssembleOptions {
   hiddenPaths?: readonly string[];
   /** Told when a chain run's driver failed (it drives the run again after `retryMs`). */
   onChainError?: (runId: string, error: unknown, retryMs: number) => void;
+  /** Told when an MCP server connects, fails or reconnects (secrets already removed). */
+  onMcpEvent?: (message: string) => void;
 }
 
 export interface Assembled {
@@ -99,7 +102,15 @@ async function wire(
   const prepared = options.sandbox
     ? { config: withSandbox(options.config, options.sandbox), detection: options.sandbox }
     : await prepareSandbox(options.config, [dataDir, ...(options.hiddenPaths ?? [])]);
-  const { config, detection } = prepared;
+  const { detection } = prepared;
+  const sources = await startToolSources({
+    config: prepared.config,
+    store,
+    sandbox: detection.ok ? detection.sandbox : null,
+    clock: systemClock,
+    ...(options.onMcpEvent ? { log: options.onMcpEvent } : {}),
+  });
+  const { config, hub } = sources;
   const models = new Map<string, ModelAdapter>();
   const modelFor =
     options.modelFor ??
@@ -123,7 +134,7 @@ async function wire(
     store,
     config,
     ids: randomIds,
-    tools: builtinToolImplementations(detection.ok ? detection.sandbox : null),
+    tools: sources.catalogue.runnable,
     modelFor,
     defaultModel: options.defaultModel,
     workspaceFor: (record, isolation) => {
@@ -164,6 +175,7 @@ async function wire(
       sessions: new SessionService(ctx),
       runs: new RunService(ctx),
       chains: new ChainService(ctx, chains),
+      mcpServers: new McpServerService(ctx, hub),
     },
     engine,
     store,
@@ -171,6 +183,7 @@ async function wire(
     close: async () => {
       chains.shutdown();
       await engine.shutdown();
+      await hub.closeAll();
       await store.close();
       lock?.release();
     },

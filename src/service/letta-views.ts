@@ -26,13 +26,19 @@ export function toolView(tool: ToolDeclaration, requiresApproval = false) {
     id: `tool-${tool.name}`,
     name: tool.name,
     description: tool.description,
-    tool_type: tool.requires || ["send_message"].includes(tool.name) ? "letta_core" : "custom",
+    tool_type: toolType(tool),
     json_schema: { name: tool.name, description: tool.description, parameters: tool.jsonSchema },
     args_json_schema: tool.jsonSchema,
     default_requires_approval: requiresApproval,
     source_type: "holdfast",
-    tags: [tool.risk],
+    tags: tool.source ? [tool.risk, tool.source] : [tool.risk],
   };
+}
+
+/** Letta's kind of tool: its core tools, an MCP server's (`external_mcp`), or Holdfast's own. */
+function toolType(tool: ToolDeclaration): string {
+  if (tool.source?.startsWith("mcp:")) return "external_mcp";
+  return tool.requires || tool.name === "send_message" ? "letta_core" : "custom";
 }
 
 /** Letta's `AgentState` from what Holdfast stores and computes. */

@@ -38,6 +38,8 @@ export interface ToolDeclaration<P extends ToolParameters = ToolParameters> {
   readonly jsonSchema: Record<string, unknown>;
   readonly risk: RiskClass;
   readonly requires?: ToolRequirement | undefined;
+  /** Where the tool comes from when not built in: the pack of its MCP server (`mcp:NAME`). */
+  readonly source?: string | undefined;
 }
 
 /** Declares a tool; throws if the name is malformed (declarations are code, not input). */

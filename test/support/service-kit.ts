@@ -53,7 +53,8 @@ export function serviceKit(
     modelFor: () => model,
     checkModel: () => undefined,
   };
-  const services: Required<Services> = {
+  // MCP servers need a live catalogue; tests of them start a server (test/mcp-*.test.ts).
+  const services: Required<Omit<Services, "mcpServers">> = {
     agents: new AgentService(ctx),
     messages: new MessageService(ctx),
     memory: new MemoryService(ctx),

@@ -11,6 +11,8 @@ export type McpServerOrigin = "config" | "api";
 
 /** One server as the hub runs it. */
 export interface McpServerEntry {
+  /** Letta's id of the server: `mcp_server-…`. */
+  readonly id: string;
   readonly name: string;
   readonly origin: McpServerOrigin;
   readonly config: McpServerConfig;
@@ -41,7 +43,12 @@ export class McpHub {
   constructor(private readonly options: McpHubOptions) {}
 
   /** Declares a server: its (empty) pack exists at once, its tools once it connects. */
-  add(name: string, config: McpServerConfig, origin: McpServerOrigin): McpServerEntry {
+  add(
+    name: string,
+    config: McpServerConfig,
+    origin: McpServerOrigin,
+    id = `mcp_server-${name}`,
+  ): McpServerEntry {
     const connection = new McpConnection({
       name,
       config,
@@ -49,7 +56,7 @@ export class McpHub {
       onChange: () => this.publish(name),
       ...(this.options.log ? { log: this.options.log } : {}),
     });
-    const entry = { name, origin, config, connection };
+    const entry = { id, name, origin, config, connection };
     this.servers.set(name, entry);
     this.options.catalogue.setSource(mcpPackName(name), []);
     return entry;
@@ -122,6 +129,7 @@ export class McpHub {
         mcpToolImplementation(tool, {
           name,
           risk: mcpToolRisk(tool, config.risk),
+          source: mcpPackName(entry.name),
           timeoutMs: connection.timeoutMs,
           call: (toolName, args, signal) => connection.call(toolName, args, signal),
         }),

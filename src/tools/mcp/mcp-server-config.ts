@@ -38,6 +38,7 @@ export const McpServerConfig = z
         path: server.command === undefined ? ["command"] : ["url"],
         message: "give either 'command' (stdio) or 'url' (Streamable HTTP), not both or neither",
       });
+      return;
     }
     const misplaced = server.command
       ? (["headers"] as const).filter((key) => server[key] !== undefined)

@@ -25,6 +25,7 @@ describe("MCP tools as Holdfast tools", () => {
     const options = {
       name: "t",
       risk: "read" as const,
+      source: "mcp:x",
       timeoutMs: 1_000,
       call: async () => ({ content: [] }),
     };
@@ -36,6 +37,7 @@ describe("MCP tools as Holdfast tools", () => {
     const options = {
       name: "t",
       risk: "read" as const,
+      source: "mcp:x",
       timeoutMs: 1_000,
       call: async () => ({ content: [] }),
     };

@@ -34,6 +34,8 @@ export interface McpToolOptions {
   /** The name the agent sees (the server's name with the server's `tool_prefix`). */
   name: string;
   risk: RiskClass;
+  /** The pack of the tool's server, `mcp:NAME`. */
+  source: string;
   timeoutMs: number;
   call: CallMcpTool;
 }
@@ -51,6 +53,7 @@ export function mcpToolImplementation(tool: McpTool, options: McpToolOptions): T
     parameters: argumentsChecker(tool.inputSchema),
     jsonSchema: { ...tool.inputSchema },
     risk: options.risk,
+    source: options.source,
   };
   return {
     declaration,

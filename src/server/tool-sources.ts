@@ -1,0 +1,60 @@
+import { spawnTools } from "../agent/spawn-tools.js";
+import type { HoldfastConfig } from "../config/config-file.js";
+import type { Clock } from "../core/clock.js";
+import type { Store } from "../storage/store.js";
+import { LiveToolCatalogue } from "../tools/live-catalogue.js";
+import { McpHub } from "../tools/mcp/mcp-hub.js";
+import { McpServerConfig } from "../tools/mcp/mcp-server-config.js";
+import { builtinToolImplementations } from "../tools/registry.js";
+import type { Sandbox } from "../tools/sandbox/sandbox.js";
+
+/** How long start-up waits for MCP servers to connect before serving without them. */
+const MCP_START_WAIT_MS = 15_000;
+
+export interface ToolSources {
+  /** The config with the live catalogue in place of the fixed one. */
+  config: HoldfastConfig;
+  catalogue: LiveToolCatalogue;
+  hub: McpHub;
+}
+
+/**
+ * Makes the server's tool sources: the built-in tools (the shell only with a sandbox; the
+ * spawn tools, which need the type registry) and one source per MCP server, the config file's
+ * and those stored through the API. Waits a bounded time for the servers' first connection,
+ * so that tools are there when the first request comes; a slow server joins later.
+ */
+export async function startToolSources(options: {
+  config: HoldfastConfig;
+  store: Store;
+  sandbox: Sandbox | null;
+  clock: Clock;
+  log?: (message: string) => void;
+}): Promise<ToolSources> {
+  const { config, store, clock, log } = options;
+  const builtin = [
+    ...builtinToolImplementations(options.sandbox).values(),
+    ...spawnTools(config.registry),
+  ];
+  const catalogue = new LiveToolCatalogue(config.catalogue, builtin);
+  const hub = new McpHub({ catalogue, clock, ...(log ? { log } : {}) });
+  for (const [name, server] of Object.entries(config.mcpServers)) hub.add(name, server, "config");
+  for (const stored of await store.mcpServers.list()) {
+    const parsed = McpServerConfig.safeParse(stored.config);
+    if (!parsed.success || hub.get(stored.name)) {
+      const why = parsed.success
+        ? "the config file has a server of that name"
+        : "its config is invalid";
+      log?.(`MCP server '${stored.name}' (${stored.id}) not started: ${why}`);
+      continue;
+    }
+    hub.add(stored.name, parsed.data, "api", stored.id);
+  }
+  const waited = new AbortController();
+  await Promise.race([
+    hub.startAll(),
+    clock.sleep(MCP_START_WAIT_MS, waited.signal).catch(() => {}),
+  ]);
+  waited.abort();
+  return { config: { ...config, catalogue }, catalogue, hub };
+}

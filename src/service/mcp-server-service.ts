@@ -1,0 +1,145 @@
+import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
+import type { McpServerRecord } from "../records/mcp-server.js";
+import type { McpHub, McpServerEntry } from "../tools/mcp/mcp-hub.js";
+import { McpServerName, mcpPackName } from "../tools/mcp/mcp-server-config.js";
+import type { ToolDeclaration } from "../tools/tool-declaration.js";
+import type { ServiceContext } from "./agent-access.js";
+import { toolView } from "./letta-views.js";
+import {
+  configFromLetta,
+  type LettaMcpConfig,
+  type McpServerView,
+  mcpServerView,
+} from "./mcp-server-views.js";
+import type { ToolView } from "./tool-service.js";
+
+/**
+ * MCP servers through Letta's routes: those of the config file (shown, never changed here) and
+ * those added through the API, which are stored and reconnected at start-up. Adding, changing
+ * or removing one changes the tool catalogue; agents see it on their next turn. Servers, like
+ * the tool catalogue, belong to the whole Holdfast server, not to one project.
+ */
+export class McpServerService {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly hub: McpHub,
+  ) {}
+
+  list(): McpServerView[] {
+    return this.hub.list().map((entry) => this.view(entry));
+  }
+
+  get(serverId: string): McpServerView {
+    return this.view(this.require(serverId));
+  }
+
+  /** Adds, stores and connects a server; answers once its first connection attempt is over. */
+  async create(name: string, letta: LettaMcpConfig): Promise<McpServerView> {
+    this.checkName(name);
+    const config = configFromLetta(letta);
+    const now = new Date(this.ctx.clock.now()).toISOString();
+    const record: McpServerRecord = {
+      id: this.ctx.ids.next("mcp_server"),
+      name,
+      config,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.ctx.store.mcpServers.put(record);
+    const entry = this.hub.add(name, config, "api", record.id);
+    await entry.connection.start();
+    return this.view(entry);
+  }
+
+  /** Changes a server's config or name; it reconnects with the new one. */
+  async update(
+    serverId: string,
+    change: { server_name?: string | null | undefined; config: LettaMcpConfig },
+  ): Promise<McpServerView> {
+    const entry = this.requireOwn(serverId, "changed");
+    const name = change.server_name ?? entry.name;
+    if (name !== entry.name) this.checkName(name);
+    const config = configFromLetta(change.config, entry.config);
+    const stored = (await this.ctx.store.mcpServers.list()).find((s) => s.id === entry.id);
+    const now = new Date(this.ctx.clock.now()).toISOString();
+    await this.ctx.store.mcpServers.put({
+      id: entry.id,
+      name,
+      config,
+      created_at: stored?.created_at ?? now,
+      updated_at: now,
+    });
+    await this.hub.remove(entry.name);
+    const replaced = this.hub.add(name, config, "api", entry.id);
+    await replaced.connection.start();
+    return this.view(replaced);
+  }
+
+  async delete(serverId: string): Promise<void> {
+    const entry = this.requireOwn(serverId, "deleted");
+    await this.ctx.store.mcpServers.delete(entry.id);
+    await this.hub.remove(entry.name);
+  }
+
+  /** The server's tools as Letta's tools; attach them to agents by their `id`. */
+  tools(serverId: string): ToolView[] {
+    const entry = this.require(serverId);
+    return this.declarations(entry).map((tool) => toolView(tool));
+  }
+
+  tool(serverId: string, toolId: string): ToolView {
+    const entry = this.require(serverId);
+    const tools = this.declarations(entry);
+    const found = tools.find((tool) => toolId === `tool-${tool.name}` || toolId === tool.name);
+    if (!found)
+      throw new NotFoundError(
+        "tool",
+        toolId,
+        tools.map((tool) => `tool-${tool.name}`),
+      );
+    return toolView(found);
+  }
+
+  private declarations(entry: McpServerEntry): ToolDeclaration[] {
+    const { catalogue } = this.ctx.config;
+    const names = catalogue.packs.get(mcpPackName(entry.name)) ?? [];
+    return names.flatMap((name) => catalogue.tools.get(name) ?? []);
+  }
+
+  private view(entry: McpServerEntry): McpServerView {
+    const status = this.hub.status(entry.name);
+    if (!status) throw new NotFoundError("MCP server", entry.id);
+    return mcpServerView(entry.id, entry, status);
+  }
+
+  /** A server by id or by name; a 404 naming the known ids. */
+  private require(serverId: string): McpServerEntry {
+    const entries = this.hub.list();
+    const entry = entries.find((e) => e.id === serverId) ?? this.hub.get(serverId);
+    if (!entry)
+      throw new NotFoundError(
+        "MCP server",
+        serverId,
+        entries.map((e) => e.id),
+      );
+    return entry;
+  }
+
+  private requireOwn(serverId: string, what: string): McpServerEntry {
+    const entry = this.require(serverId);
+    if (entry.origin === "config") {
+      const message = `MCP server '${entry.name}' is declared in the config file; it is ${what} there`;
+      throw new ValidationError(message, [{ path: "mcp_server_id", message }]);
+    }
+    return entry;
+  }
+
+  private checkName(name: string): void {
+    const bad = McpServerName.safeParse(name).error?.issues[0]?.message;
+    if (bad)
+      throw new ValidationError(`invalid server name '${name}'`, [
+        { path: "server_name", message: bad },
+      ]);
+    if (this.hub.get(name)) throw new ConflictError(`an MCP server named '${name}' exists`);
+  }
+}
