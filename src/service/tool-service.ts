@@ -34,10 +34,10 @@ export interface ToolFilters {
 
 /** Why Holdfast refuses to create, change or delete tools through the API. */
 export const CUSTOM_TOOLS_UNSUPPORTED =
-  "custom tools with source code are not supported by Holdfast; built-in tools and MCP servers are";
+  "custom tools with source code are not supported by Holdfast; built-in tools and MCP servers are (add one through /v1/mcp-servers or mcp_servers in holdfast.yaml)";
 
 /**
- * Tools: the server's catalogue of built-in tools, and which of them each agent has. Attaching
+ * Tools: the server's catalogue (built-in tools and MCP servers' tools), and which of them each agent has. Attaching
  * and detaching edit the agent's overrides, which only ever narrow its type: a tool beyond the
  * type's ceiling is refused with the reason, never granted.
  */
@@ -65,8 +65,9 @@ export class ToolService {
   }
 
   /**
-   * Creating, upserting, changing or deleting a tool: always refused, since Holdfast runs only
-   * its own built-in tools. A tool id that names nothing is reported as missing first.
+   * Creating, upserting, changing or deleting a tool: always refused, since Holdfast runs no
+   * source code it is sent (tools come from built-ins and MCP servers). A tool id that names
+   * nothing is reported as missing first.
    */
   refuseCustom(toolId?: string): never {
     if (toolId !== undefined) this.requireTool(toolId);

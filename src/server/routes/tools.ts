@@ -49,14 +49,18 @@ const ToolUpdateBody = z.object({
 /** `POST` and `PUT /v1/tools/`: Letta requires the source code. */
 const ToolCreateBody = ToolUpdateBody.extend({ source_code: z.string().max(1_000_000) });
 
-const REFUSED = json(ErrorBodySchema, "Holdfast runs only its built-in tools; always refused");
+const REFUSED = json(
+  ErrorBodySchema,
+  "Holdfast runs no tool source code it is sent; always refused",
+);
 const NOT_FOUND = json(ErrorBodySchema, "No such tool");
 
 const listTools = createRoute({
   method: "get",
   path: "/v1/tools",
   tags: ["tools"],
-  summary: "The built-in tool catalogue; page with `after`/`before` relative to `order`",
+  summary:
+    "The tool catalogue (built-in tools and connected MCP servers' tools); page with `after`/`before` relative to `order`",
   request: {
     query: ListQuery.extend({
       name: z.string().max(200).optional(),
