@@ -123,6 +123,31 @@ describe("MCP servers as tool sources", () => {
     });
   });
 
+  it("replaces a hung stdio server: a call times out, the server misses a ping, a new one starts", async () => {
+    const { catalogue, hub } = newHub();
+    const entry = hub.add("everything", McpServerConfig.parse(everythingOverStdio()), "config");
+    await hub.startAll();
+    const hungPid = entry.connection.pid ?? 0;
+    process.kill(hungPid, "SIGSTOP");
+    try {
+      const call = run(catalogue, "echo", { message: "x" }, AbortSignal.timeout(300));
+      await expect(call).rejects.toThrow();
+      await waitFor(() => entry.connection.state.state !== "connected");
+      expect(entry.connection.state).toMatchObject({ state: "failed" });
+      await waitFor(() => entry.connection.state.state === "connected", 30_000);
+      expect(entry.connection.pid).not.toBe(hungPid);
+      expect(await run(catalogue, "echo", { message: "fresh" })).toMatchObject({
+        output: "Echo: fresh",
+      });
+    } finally {
+      try {
+        process.kill(hungPid, "SIGKILL");
+      } catch {
+        // Already gone: closing the transport ended it.
+      }
+    }
+  }, 60_000);
+
   it("speaks Streamable HTTP, and reconnects after the server restarts", async () => {
     const server = await startEverythingOverHttp();
     httpServers.push(server);

@@ -187,7 +187,7 @@ describe("MCP servers through Letta's routes", () => {
     await remote.stop();
     const down = await toolTurn(client, agent.id, 'call echo {"message":"two"}');
     expect(down.status).toBe("error");
-    expect(down.output).toMatch(/remote|fetch|connect/i);
+    expect(down.output).toMatch(/^tool .echo. failed: MCP server .remote.: /);
     expect(down.output).not.toContain(HTTP_SECRET);
 
     remotes.push(await startEverythingOverHttp(remote.port));

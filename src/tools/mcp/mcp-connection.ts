@@ -36,6 +36,7 @@ export interface McpConnectionOptions {
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 const STDERR_TAIL_CHARS = 1_000;
+const PING_TIMEOUT_MS = 5_000;
 
 /**
  * A live connection to one MCP server. It connects in the background, keeps the server's last
@@ -95,10 +96,12 @@ export class McpConnection {
       });
       return result as CallToolResult;
     } catch (error) {
-      // The server answered with a protocol error, or the call was cut short on our side: the
-      // connection is fine. Anything else (exit, refused, reset) means it is gone: reconnect.
+      // The server answered with a protocol error: the connection is fine. Anything else but
+      // our own abort (exit, refused, reset) means it is gone: reconnect.
       if (!(error instanceof McpError) && !signal.aborted) this.lost(client, error);
-      throw new Error(this.describe(error));
+      // Cut short on our side (a timeout): a server that no longer answers a ping is hung.
+      if (signal.aborted) this.checkAlive(client);
+      throw new Error(`MCP server '${this.options.name}': ${this.describe(error)}`);
     }
   }
 
@@ -151,6 +154,10 @@ export class McpConnection {
     );
   }
 
+  private checkAlive(client: Client): void {
+    client.ping({ timeout: PING_TIMEOUT_MS }).catch((error: unknown) => this.lost(client, error));
+  }
+
   private async refresh(client: Client): Promise<void> {
     try {
       const listed = await client.listTools(undefined, { timeout: this.timeoutMs });
@@ -190,7 +197,11 @@ export class McpConnection {
   }
 
   private describe(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
+    // `fetch failed` says little; its cause (ECONNREFUSED, ECONNRESET…) says what happened.
+    const cause =
+      error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+    const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
+    const message = (error instanceof Error ? error.message : String(error)) + code;
     const stderr = this.stderrTail.trim().split("\n").slice(-3).join(" | ");
     const detail = stderr && !this.client ? `${message} (stderr: ${stderr})` : message;
     return redactSecrets(detail, this.options.config);
