@@ -86,8 +86,8 @@ export class McpConnection {
   ): Promise<CallToolResult> {
     const client = this.client;
     if (!client || this.current.state !== "connected") {
-      const why = this.current.state === "failed" ? `: ${this.current.reason}` : "";
-      throw new Error(`MCP server '${this.options.name}' is not connected${why}`);
+      const why = this.current.state === "failed" ? ` (${this.current.reason}); reconnecting` : "";
+      throw new Error(`MCP server '${this.options.name}': not connected${why}`);
     }
     try {
       const result = await client.callTool({ name, arguments: args }, undefined, {
