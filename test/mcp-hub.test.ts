@@ -74,6 +74,22 @@ describe("MCP servers as tool sources", () => {
     });
   });
 
+  it("gives a stdio server its env and a minimal environment, never Holdfast's own", async () => {
+    process.env.HOLDFAST_TEST_PROVIDER_KEY = "provider-key-must-not-leak";
+    try {
+      const { catalogue, hub } = newHub();
+      const config = everythingOverStdio({ env: { EVERYTHING_TOKEN: "given-to-the-server" } });
+      hub.add("everything", McpServerConfig.parse(config), "config");
+      await hub.startAll();
+      const env = await run(catalogue, "get-env", {});
+      expect(env.output).toContain("given-to-the-server");
+      expect(env.output).toContain("PATH");
+      expect(env.output).not.toContain("provider-key-must-not-leak");
+    } finally {
+      delete process.env.HOLDFAST_TEST_PROVIDER_KEY;
+    }
+  });
+
   it("checks arguments against the server's JSON Schema before calling, naming the field", () => {
     const { catalogue, hub } = newHub();
     hub.add("everything", McpServerConfig.parse(everythingOverStdio()), "config");

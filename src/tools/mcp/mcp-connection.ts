@@ -37,6 +37,8 @@ const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 const STDERR_TAIL_CHARS = 1_000;
 const PING_TIMEOUT_MS = 5_000;
+/** A server listing more tools than this is cut off: no model can choose among so many. */
+const MAX_TOOLS = 1_000;
 
 /**
  * A live connection to one MCP server. It connects in the background, keeps the server's last
@@ -125,12 +127,12 @@ export class McpConnection {
     this.client = client;
     try {
       await client.connect(transport, { timeout: this.timeoutMs });
-      const listed = await client.listTools(undefined, { timeout: this.timeoutMs });
+      const tools = await this.listTools(client);
       if (this.client !== client) return;
-      this.knownTools = listed.tools;
+      this.knownTools = tools;
       this.retryMs = FIRST_RETRY_MS;
       this.setState({ state: "connected" });
-      this.options.log?.(`MCP server '${this.options.name}': ${listed.tools.length} tools`);
+      this.options.log?.(`MCP server '${this.options.name}': ${tools.length} tools`);
     } catch (error) {
       this.lost(client, error);
     }
@@ -154,15 +156,29 @@ export class McpConnection {
     );
   }
 
+  /** Every tool of the server, over all pages of its list. */
+  private async listTools(client: Client): Promise<McpTool[]> {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, {
+        timeout: this.timeoutMs,
+      });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < MAX_TOOLS);
+    return tools;
+  }
+
   private checkAlive(client: Client): void {
     client.ping({ timeout: PING_TIMEOUT_MS }).catch((error: unknown) => this.lost(client, error));
   }
 
   private async refresh(client: Client): Promise<void> {
     try {
-      const listed = await client.listTools(undefined, { timeout: this.timeoutMs });
+      const tools = await this.listTools(client);
       if (this.client !== client) return;
-      this.knownTools = listed.tools;
+      this.knownTools = tools;
       this.options.onChange();
     } catch (error) {
       this.lost(client, error);
