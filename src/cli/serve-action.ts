@@ -85,6 +85,11 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   console.log(`  data:   ${dataDir}`);
   console.log(`  types:  ${config.registry.names().join(", ")}`);
   if (config.chains.size > 0) console.log(`  chains: ${[...config.chains.keys()].join(", ")}`);
+  const mcp = engine.services.mcpServers?.list() ?? [];
+  if (mcp.length > 0) {
+    const shown = mcp.map((s) => `${s.server_name} (${s.status}, ${s.tool_names.length} tools)`);
+    console.log(`  mcp:    ${shown.join(", ")}`);
+  }
   console.log(`  store:  ${describeStore(engine.durability)}`);
   if (tokens === null) {
     console.warn("  auth:   none (no HOLDFAST_TOKENS): serving on loopback only");
