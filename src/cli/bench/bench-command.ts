@@ -187,7 +187,7 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `${f(r.chain.overheadVsWarmP50)} / ${f(r.chain.overheadVsFreshP50)}`,
     ],
     ...r.memory.map((m): [string, string] => [
-      `memory at ${m.passages} passages: list / by words / search rare / common / block p50 ms`,
+      `memory at ${m.passages} passages (${m.agents} agents): list / by words / search rare / common / block p50 ms`,
       [
         m.listPageP50Ms,
         m.listByWordsP50Ms,
