@@ -5,6 +5,8 @@ import { performance } from "node:perf_hooks";
 import { builtinConfig } from "../../config/config-file.js";
 import { randomIds } from "../../core/ids.js";
 import type { Passage } from "../../records/memory-records.js";
+import type { AgentMessage } from "../../records/messages.js";
+import { newSessionState } from "../../records/session-state.js";
 import { newAgent } from "../../runtime/new-agent.js";
 import { openSqliteStore } from "../../storage/sqlite/sqlite-store.js";
 import { percentile } from "./measure.js";
@@ -19,10 +21,13 @@ const PER_AGENT = 100;
  * 100 passages each (10 to 1,000 agents in one project). One agent in the middle is read: a
  * page of its list, a page filtered by words, a full-text search that finds two of its passages
  * (whose words every other agent's passages hold too), one whose words are in every passage
- * (with tag and time filters), and a block by id among the project's agents. Each is the p50 of
+ * (with tag and time filters), a block by id among the project's agents, and a conversation
+ * search over as many messages of the agent as it has passages. Each is the p50 of
  * repeated calls on SQLite, after a warm-up; none should grow with the other agents' passages.
  */
 export async function memoryQueries(sizes: readonly number[] = [1_000, 10_000, 100_000]) {
+  // A first round, thrown away, so the smallest store is not measured on cold (unoptimised) code.
+  await measureAt(Math.min(...sizes));
   const rows = [];
   for (const size of sizes) rows.push({ passages: size, ...(await measureAt(size)) });
   return rows;
@@ -40,6 +45,13 @@ async function measureAt(size: number) {
       await store.createAgent(created);
       agents.push(created);
       await store.insertPassages(created.agent.id, passagesOf(a));
+      const messages = messagesOf(a);
+      await store.commit({
+        agentId: created.agent.id,
+        state: newSessionState(`s-${a}`),
+        messages,
+        memory: { blocks: [], passages: [] },
+      });
     }
     const agentId = agents[Math.floor(agents.length / 2)]?.agent.id ?? "";
     const lastBlock = agents.at(-1)?.blocks[0]?.id ?? "";
@@ -63,6 +75,10 @@ async function measureAt(size: number) {
         }),
       ),
       blockByIdP50Ms: await p50(() => store.findBlock("default", lastBlock)),
+      // Conversation search: the same words in the agent's messages (one per passage).
+      searchMessagesP50Ms: await p50(() =>
+        store.searchMessages(agentId, "latency service", { limit: 10 }),
+      ),
     };
   } finally {
     await store.close();
@@ -80,6 +96,18 @@ function passagesOf(agent: number): Passage[] {
       created_at_ms: i,
     };
   });
+}
+
+function messagesOf(agent: number): AgentMessage[] {
+  return passagesOf(agent).map((passage, i) => ({
+    id: `m-${agent}-${i}`,
+    date: new Date(i).toISOString(),
+    run_id: null,
+    step_id: null,
+    otid: null,
+    message_type: "user_message",
+    content: passage.text,
+  }));
 }
 
 async function p50(call: () => Promise<unknown>): Promise<number> {

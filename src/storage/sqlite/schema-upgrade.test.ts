@@ -122,7 +122,7 @@ async function versionFourDatabase(): Promise<string> {
       `a${seq}`,
       text,
     );
-    const body = { ...userMessage(`m-${id}`, text), seq_id: null };
+    const body = userMessage(`m-${id}`, text);
     const message = db
       .prepare(`INSERT INTO messages (id, agent_id, message_type, created_at, search_role,
         search_text, body) VALUES (?, ?, ?, ?, 'user', ?, ?)`)
