@@ -11,7 +11,7 @@ import { tokenize } from "../bm25.js";
  * on both sides, so the query matches exactly what was indexed.
  */
 
-/** The name under which `ownedTerms` is callable from SQL (migration 5 reindexes with it). */
+/** `ownedTerms` as SQL knows it: the migration that introduced these terms reindexes with it. */
 export const OWNED_TERMS_FUNCTION = "holdfast_owned_terms";
 
 /** The agent's marker before each word; the `x` ends the key, so no two agents' terms meet. */

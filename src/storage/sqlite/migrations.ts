@@ -7,9 +7,9 @@ import { OWNED_TERMS_FUNCTION, registerOwnedTerms } from "./full-text.js";
  *
  * Rows are per agent, per block, per message and per passage (never one blob per agent). Full-
  * text search uses contentless FTS5 tables over `messages.search_text` and `passages.text`.
- * The store indexes a row as it inserts it, each word as a term of its agent (`full-text.ts`,
- * since migration 5) so that a search reads only its agent's postings; triggers unindex deleted
- * rows, so deleting an agent (which cascades) empties its part too.
+ * The store indexes a row as it inserts it, each word as a term of its agent (`full-text.ts`),
+ * so that a search reads only its agent's postings; triggers unindex deleted rows, so deleting
+ * an agent (which cascades) empties its part too.
  */
 export const MIGRATIONS: readonly string[] = [
   `
