@@ -58,6 +58,8 @@ export function mcpToolImplementation(tool: McpTool, options: McpToolOptions): T
   return {
     declaration,
     idempotent: tool.annotations?.idempotentHint === true,
+    // Its effects are on the server's side, outside any Holdfast commit.
+    stagedEffects: false,
     timeoutMs: options.timeoutMs,
     run: async (args, context) =>
       resultOf(await options.call(tool.name, args as Record<string, unknown>, context.signal)),
