@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { prepareSandbox } from "../config/sandbox-section.js";
+import { builtinImplementations } from "../server/builtin-tools.js";
+import { LiveToolCatalogue } from "../tools/live-catalogue.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import { loadConfigOrExit } from "./load.js";
@@ -53,12 +55,15 @@ export function registerTypesCommands(program: Command): void {
 }
 
 /**
- * The config as a server on this machine would run it: without a working sandbox the shell is
- * withheld, and the types shown here say so with the same reason.
+ * The config as a server on this machine would run it before any MCP server connects: without
+ * a working sandbox the shell is withheld, a declared tool nothing implements is withheld, and
+ * the types shown here say so with the same reasons.
  */
 async function configAsServed(configFlag: string | undefined): Promise<HoldfastConfig> {
   const { config } = loadConfigOrExit(configFlag);
-  return (await prepareSandbox(config, [])).config;
+  const { config: prepared, detection } = await prepareSandbox(config, []);
+  const builtin = builtinImplementations(prepared, detection.ok ? detection.sandbox : null);
+  return { ...prepared, catalogue: new LiveToolCatalogue(prepared.catalogue, builtin) };
 }
 
 function formatCapabilities(caps: EffectiveCapabilities): string {

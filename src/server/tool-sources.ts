@@ -1,12 +1,11 @@
-import { spawnTools } from "../agent/spawn-tools.js";
 import type { HoldfastConfig } from "../config/config-file.js";
 import type { Clock } from "../core/clock.js";
 import type { Store } from "../storage/store.js";
 import { LiveToolCatalogue } from "../tools/live-catalogue.js";
 import { McpHub } from "../tools/mcp/mcp-hub.js";
 import { McpServerConfig } from "../tools/mcp/mcp-server-config.js";
-import { builtinToolImplementations } from "../tools/registry.js";
 import type { Sandbox } from "../tools/sandbox/sandbox.js";
+import { builtinImplementations } from "./builtin-tools.js";
 
 /** How long start-up waits for MCP servers to connect before serving without them. */
 const MCP_START_WAIT_MS = 15_000;
@@ -32,10 +31,7 @@ export async function startToolSources(options: {
   log?: (message: string) => void;
 }): Promise<ToolSources> {
   const { config, store, clock, log } = options;
-  const builtin = [
-    ...builtinToolImplementations(options.sandbox).values(),
-    ...spawnTools(config.registry),
-  ];
+  const builtin = builtinImplementations(config, options.sandbox);
   const catalogue = new LiveToolCatalogue(config.catalogue, builtin);
   const hub = new McpHub({ catalogue, clock, ...(log ? { log } : {}) });
   for (const [name, server] of Object.entries(config.mcpServers)) hub.add(name, server, "config");

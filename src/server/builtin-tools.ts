@@ -1,0 +1,17 @@
+import { spawnTools } from "../agent/spawn-tools.js";
+import type { HoldfastConfig } from "../config/config-file.js";
+import { builtinToolImplementations } from "../tools/registry.js";
+import type { Sandbox } from "../tools/sandbox/sandbox.js";
+import type { ToolImplementation } from "../tools/tool.js";
+
+/**
+ * The built-in tool source: every built-in implementation, the shell only with a sandbox, and
+ * the spawn tools, which need the type registry. What it lacks of the declared built-in tools
+ * the live catalogue withholds with the reason.
+ */
+export function builtinImplementations(
+  config: HoldfastConfig,
+  sandbox: Sandbox | null,
+): ToolImplementation[] {
+  return [...builtinToolImplementations(sandbox).values(), ...spawnTools(config.registry)];
+}
