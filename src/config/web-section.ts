@@ -98,7 +98,7 @@ export function resolveWebSettings(
   if (!search) return { settings: base };
   const keyEnv = KEY_ENV[search.provider];
   const fromEnv = keyEnv ? env[keyEnv]?.trim() || undefined : undefined;
-  const apiKey = "api_key" in search ? (search.api_key ?? fromEnv) : undefined;
+  const apiKey = search.provider === "searxng" ? undefined : (search.api_key ?? fromEnv);
   if (keyEnv && !apiKey)
     return {
       settings: base,
