@@ -150,6 +150,58 @@ describe("web tools in a turn", () => {
   });
 });
 
+describe("http_request in a turn", () => {
+  it("sends a POST for a type with the http pack and full access", async () => {
+    site = await startLocalSite({
+      "/hooks/notify": (request, response) =>
+        response
+          .writeHead(202, { "content-type": "application/json" })
+          .end(JSON.stringify({ received: JSON.parse(request.body) })),
+    });
+    const call = {
+      method: "POST",
+      url: `${site.url}/hooks/notify`,
+      headers: { "content-type": "application/json" },
+      body: '{"text":"done"}',
+    };
+    provider = await startFakeOpenAiServer([
+      {
+        type: "completion",
+        toolCalls: [{ id: "call-h", name: "http_request", arguments: JSON.stringify(call) }],
+      },
+      { type: "completion", text: "Notified." },
+    ]);
+    const config = configOf({
+      tools: { web: { allowed_networks: ["127.0.0.1/32"] } },
+      types: {
+        notifier: {
+          extends: "letta_v1_agent",
+          tools: { packs: ["http"], access: "full", approval: "never" },
+          // The standard profile asks before every network call; this test is about the call.
+          policy_profile: "permissive",
+        },
+      },
+    });
+    server = await startTestServer({ config, env: MODEL_ENV(provider.baseUrl) });
+    const client = server.client();
+    const agent = await client.agents.create({
+      agent_type: "notifier",
+      model: "openai-compatible/fake-model",
+    });
+    const response = await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "Tell the hook we are done" }],
+    });
+    const returned = response.messages.find((m) => m.message_type === "tool_return_message");
+    expect(returned).toMatchObject({ status: "success" });
+    expect((returned as { tool_return: string }).tool_return).toMatch(
+      /^HTTP 202 Accepted[\s\S]*\{"received":\{"text":"done"\}\}$/,
+    );
+    expect(site.requests).toMatchObject([
+      { method: "POST", path: "/hooks/notify", body: '{"text":"done"}' },
+    ]);
+  });
+});
+
 interface TypeBody {
   capabilities: { offered: { name: string }[]; withheld: { name: string; reason: string }[] };
 }
