@@ -57,6 +57,13 @@ const MODEL_ENV = (baseUrl: string) => ({
 });
 
 type Message = { role: string; content?: unknown; tool_call_id?: string };
+type Client = ReturnType<NonNullable<typeof server>["client"]>;
+
+/** Letta's client types `agent_type` as Letta's own names; Holdfast's presets are more. */
+const create = (client: Client, type: string, model?: string) =>
+  client.agents.create({ agent_type: type, ...(model ? { model } : {}) } as unknown as Parameters<
+    Client["agents"]["create"]
+  >[0]);
 
 describe("web tools in a turn", () => {
   it("lets a researcher search and fetch over real HTTP and read the results", async () => {
@@ -85,10 +92,7 @@ describe("web tools in a turn", () => {
     });
     server = await startTestServer({ config, env: MODEL_ENV(provider.baseUrl) });
     const client = server.client();
-    const agent = await client.agents.create({
-      agent_type: "researcher",
-      model: "openai-compatible/fake-model",
-    });
+    const agent = await create(client, "researcher", "openai-compatible/fake-model");
     const response = await client.agents.messages.create(agent.id, {
       messages: [{ role: "user", content: "How hot should green tea be?" }],
     });
@@ -134,10 +138,7 @@ describe("web tools in a turn", () => {
     ]);
     server = await startTestServer({ env: MODEL_ENV(provider.baseUrl) });
     const client = server.client();
-    const agent = await client.agents.create({
-      agent_type: "researcher",
-      model: "openai-compatible/fake-model",
-    });
+    const agent = await create(client, "researcher", "openai-compatible/fake-model");
     const response = await client.agents.messages.create(agent.id, {
       messages: [{ role: "user", content: "Read it" }],
     });
@@ -184,10 +185,7 @@ describe("http_request in a turn", () => {
     });
     server = await startTestServer({ config, env: MODEL_ENV(provider.baseUrl) });
     const client = server.client();
-    const agent = await client.agents.create({
-      agent_type: "notifier",
-      model: "openai-compatible/fake-model",
-    });
+    const agent = await create(client, "notifier", "openai-compatible/fake-model");
     const response = await client.agents.messages.create(agent.id, {
       messages: [{ role: "user", content: "Tell the hook we are done" }],
     });
@@ -212,7 +210,7 @@ describe("web_search in capabilities", () => {
     const type = (await (
       await fetch(`${server.url}/v1/agent-types/researcher`)
     ).json()) as TypeBody;
-    const agent = await server.client().agents.create({ agent_type: "researcher" });
+    const agent = await create(server.client(), "researcher");
     const tools = (await (await fetch(`${server.url}/v1/agents/${agent.id}/tools`)).json()) as {
       name: string;
     }[];
