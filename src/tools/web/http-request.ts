@@ -12,8 +12,9 @@ const HIDDEN_HEADERS = new Set(["set-cookie", "set-cookie2"]);
 
 /**
  * `http_request`: any method through the guarded client; any status is a result the model reads.
- * Not idempotent: the flag is per tool, and a POST in flight at a crash must not be sent twice
- * (GET and HEAD would be safe to repeat, but the flag cannot say so per call).
+ * Not idempotent: a POST in flight at a crash must not be sent twice, so the loop commits the
+ * call as started and, after a crash, tells the model the outcome is unknown. GET and HEAD would
+ * be safe to repeat, but the flag is per tool, not per call.
  */
 export function createHttpRequest(client: WebClient, settings: WebSettings): ToolImplementation {
   return implementTool(
