@@ -180,6 +180,9 @@ const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true, v
 
 /** The innermost useful message of undici's `TypeError: fetch failed` and its causes. */
 function describeFailure(error: unknown, url: string): string {
+  // Without a cause it is the request itself that was wrong (a header name, a redirect target).
+  if (error instanceof Error && error.cause === undefined && !(error instanceof AddressRefused))
+    return `bad request: ${error.message}`;
   let current: unknown = error;
   while (current instanceof Error) {
     if (current instanceof AddressRefused) return current.message;

@@ -149,6 +149,16 @@ describe("http_request", () => {
     );
   });
 
+  it("reports a malformed header as a readable error", async () => {
+    const result = await run("http_request", {
+      method: "GET",
+      url: `${site.url}/notes.txt`,
+      headers: { "bad header": "x" },
+    });
+    expect(result.status).toBe("error");
+    expect(result.output).toMatch(/^http_request GET .*: bad request: .*header/i);
+  });
+
   it("is marked non-idempotent, and the read tools idempotent", () => {
     expect(tools.get("http_request")?.idempotent).toBe(false);
     expect(tools.get("web_fetch")?.idempotent).toBe(true);
