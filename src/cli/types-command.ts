@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { prepareSandbox } from "../config/sandbox-section.js";
+import { prepareWebTools } from "../config/web-section.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import { loadConfigOrExit } from "./load.js";
@@ -54,11 +55,13 @@ export function registerTypesCommands(program: Command): void {
 
 /**
  * The config as a server on this machine would run it: without a working sandbox the shell is
- * withheld, and the types shown here say so with the same reason.
+ * withheld, without a search provider web_search, and the types shown here say so with the
+ * same reasons.
  */
 async function configAsServed(configFlag: string | undefined): Promise<HoldfastConfig> {
   const { config } = loadConfigOrExit(configFlag);
-  return (await prepareSandbox(config, [])).config;
+  const sandboxed = (await prepareSandbox(config, [])).config;
+  return prepareWebTools(sandboxed, process.env).config;
 }
 
 function formatCapabilities(caps: EffectiveCapabilities): string {

@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { type ChainResumeFailure, ChainRunner } from "../chains/chain-runner.js";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { prepareSandbox, withSandbox } from "../config/sandbox-section.js";
+import { prepareWebTools } from "../config/web-section.js";
 import { systemClock } from "../core/clock.js";
 import { randomIds } from "../core/ids.js";
 import { createModel } from "../llm/create-model.js";
@@ -26,6 +27,7 @@ import { openSqliteStore, type SqliteStore } from "../storage/sqlite/sqlite-stor
 import type { Store } from "../storage/store.js";
 import { builtinToolImplementations } from "../tools/registry.js";
 import type { SandboxDetection } from "../tools/sandbox/sandbox.js";
+import type { WebSettings } from "../tools/web/web-settings.js";
 import type { Services } from "./app.js";
 
 export interface AssembleOptions {
@@ -55,6 +57,8 @@ export interface Assembled {
   config: HoldfastConfig;
   /** The sandbox shell commands run in, or why the shell is not offered. */
   sandbox: SandboxDetection;
+  /** What the web tools may reach, and the search provider if there is one. */
+  web: WebSettings;
   /** Interrupted sessions that could not resume at start-up (they retry on next use). */
   failedToResume: { agentId: string; error: unknown }[];
   /** Chain runs that could not carry on at start-up (their chain changed); they failed. */
@@ -99,7 +103,9 @@ async function wire(
   const prepared = options.sandbox
     ? { config: withSandbox(options.config, options.sandbox), detection: options.sandbox }
     : await prepareSandbox(options.config, [dataDir, ...(options.hiddenPaths ?? [])]);
-  const { config, detection } = prepared;
+  const { detection } = prepared;
+  // Without a search provider (or its key) web_search is withheld, with the reason.
+  const { config, web } = prepareWebTools(prepared.config, env);
   const models = new Map<string, ModelAdapter>();
   const modelFor =
     options.modelFor ??
@@ -123,7 +129,7 @@ async function wire(
     store,
     config,
     ids: randomIds,
-    tools: builtinToolImplementations(detection.ok ? detection.sandbox : null),
+    tools: builtinToolImplementations(detection.ok ? detection.sandbox : null, web),
     modelFor,
     defaultModel: options.defaultModel,
     workspaceFor: (record, isolation) => {
@@ -154,6 +160,7 @@ async function wire(
   return {
     config,
     sandbox: detection,
+    web,
     failedToResume,
     chainsFailed,
     services: {
