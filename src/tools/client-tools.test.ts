@@ -51,9 +51,7 @@ describe("client tools", () => {
   });
 
   it("checks a call's arguments against the tool's schema, ignoring the loop's own", () => {
-    expect(checkClientArguments(secret, '{"input_text":"hi","request_heartbeat":true}')).toBe(
-      null,
-    );
+    expect(checkClientArguments(secret, '{"input_text":"hi","request_heartbeat":true}')).toBe(null);
     expect(checkClientArguments(secret, "{}")).toContain("invalid arguments: input_text");
     expect(checkClientArguments(secret, "not json")).toContain("not valid JSON");
     expect(checkClientArguments(secret, "[1]")).toBe("the arguments must be a JSON object");
