@@ -5,6 +5,7 @@ import { startServer, stopServer } from "./cli.js";
 import { startFakeOpenAiServer } from "./fake-openai-server.js";
 import { providerEnv, read, say } from "./support/fake-agents.js";
 import { tempDir } from "./support/temp-dirs.js";
+import { until } from "./support/until.js";
 
 const CONFIG = `server:
   port: 0
@@ -115,11 +116,3 @@ describe("kill -9 in the middle of a chain stage", () => {
     await provider.close();
   }, 60_000);
 });
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

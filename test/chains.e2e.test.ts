@@ -6,6 +6,7 @@ import {
 } from "./fake-openai-server.js";
 import { callTool, configWith, providerEnv, read, say } from "./support/fake-agents.js";
 import { startTestServer } from "./support/server-kit.js";
+import { until } from "./support/until.js";
 
 let provider: FakeOpenAiServer | undefined;
 let server: Awaited<ReturnType<typeof startTestServer>> | undefined;
@@ -420,11 +421,3 @@ describe("chains over HTTP", () => {
     });
   });
 });
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

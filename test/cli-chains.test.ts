@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CliResult, HOLDFAST_BIN, startServer, stopServer } from "./cli.js";
 import { tempDir } from "./support/temp-dirs.js";
+import { until } from "./support/until.js";
 
 /** Chains on the `sim/demo` model (no key): it echoes, and stores "remember …" in memory. */
 const CONFIG = `server:
@@ -118,11 +119,3 @@ describe("holdfast chains", () => {
     expect(run.stderr).toContain("known: quick, graded, careful");
   });
 });
-
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -149,6 +149,32 @@ describe("deterministic simulation", () => {
     );
   });
 
+  it("catches a store that forgets a call was started, so a restart runs it again (issue #12)", {
+    timeout: 120_000,
+  }, async () => {
+    // The mutant: the mark written before a tool that is not idempotent runs is lost.
+    const forgettingStarts = (disk: Store): Store =>
+      Object.create(disk, {
+        commit: {
+          writable: true,
+          configurable: true,
+          value: async (step: StepCommit) => {
+            const pending = step.state.pending.map((call) =>
+              call.status === "started" ? { ...call, status: "pending" as const } : call,
+            );
+            return disk.commit({ ...step, state: { ...step.state, pending } });
+          },
+        },
+      });
+    const caught = [];
+    for (const seed of range(1, 200).filter((seed) => seed % 2 === 1)) {
+      const result = await runSeed({ seed, faults: "mixed", mutateStore: forgettingStarts });
+      if (!result.ok) caught.push(...result.violations);
+      if (caught.length > 0) break;
+    }
+    expect(caught.join("\n")).toMatch(/of a tool that is not idempotent ran [2-9] times/);
+  });
+
   // Each seed here once failed, for a real bug; they must stay green.
   it.each([
     [1, "mixed", "the timer loop died on a failed store read, taking the process down"],

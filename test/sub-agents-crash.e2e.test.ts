@@ -5,6 +5,7 @@ import { runCli, startServer, stopServer } from "./cli.js";
 import { startFakeOpenAiServer } from "./fake-openai-server.js";
 import { providerEnv, read, say, spawnAll } from "./support/fake-agents.js";
 import { tempDir } from "./support/temp-dirs.js";
+import { until } from "./support/until.js";
 
 const CONFIG = `server:
   port: 0
@@ -93,11 +94,3 @@ describe("kill -9 while a sub-agent runs", () => {
     await provider.close();
   }, 60_000);
 });
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

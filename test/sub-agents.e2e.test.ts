@@ -6,6 +6,7 @@ import {
 } from "./fake-openai-server.js";
 import { callTool, configWith, providerEnv, read, say, spawnAll } from "./support/fake-agents.js";
 import { startTestServer } from "./support/server-kit.js";
+import { until } from "./support/until.js";
 
 let provider: FakeOpenAiServer | undefined;
 let server: Awaited<ReturnType<typeof startTestServer>> | undefined;
@@ -342,12 +343,4 @@ async function listRuns(agentId: string, order: "asc" | "desc" = "asc") {
     created_at: string;
     completed_at: string;
   }[];
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

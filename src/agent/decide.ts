@@ -59,6 +59,9 @@ function stepForCall(
       return { kind: "reject_tool", index, reason: call.denial_reason ?? "the call was denied" };
     case "approved":
       return runStep(call, index);
+    case "started":
+      // Only a restart finds a call started: the process that started it ran it at once.
+      return { kind: "reject_tool", index, reason: outcomeUnknown(call.tool_call.name) };
     case "pending": {
       const limit = config.capabilities.limits.max_tool_calls_per_turn;
       if (state.tool_calls >= limit) {
@@ -78,6 +81,14 @@ function stepForCall(
     case "done":
       assert(false, `a running turn has a call in status '${call.status}'`);
   }
+}
+
+/** What the model is told of a call that was in flight at a crash and is not run again. */
+export function outcomeUnknown(tool: string): string {
+  return (
+    `the outcome of this call is unknown: the server stopped while '${tool}' was running, ` +
+    "and it was not run again because it is not idempotent. Check its effects before calling it again."
+  );
 }
 
 /** An answer that ends the turn passes the verifier gate first, if the type has one. */

@@ -63,7 +63,8 @@ export async function performStep(
           workspace: ctx.deps.workspace,
           memory: ctx.memory,
           clock: ctx.deps.clock,
-          idempotencyKey: `${state.run_id}:${call.tool_call.tool_call_id}`,
+          // A provider may reuse a call id in a later response of the run; the step's id is not.
+          idempotencyKey: `${state.run_id}:${state.step_id}:${call.tool_call.tool_call_id}`,
         },
       );
       return applyToolResult(state, step.index, result, stamp, config, executed);

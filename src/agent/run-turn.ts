@@ -7,12 +7,18 @@ import type { ClientTool } from "../records/client-tool.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
 import type { TurnStore } from "../storage/turn-store.js";
-import type { ToolImplementation, ToolResult, Workspace } from "../tools/tool.js";
+import {
+  safeToRerun,
+  type ToolImplementation,
+  type ToolResult,
+  type Workspace,
+} from "../tools/tool.js";
 import { type Applied, closePending } from "./apply.js";
 import { applyApprovalDecisions, expireApprovals } from "./approvals.js";
 import { applyChildResults, type ChildSpawner } from "./children.js";
 import { nextStep } from "./decide.js";
 import type { LoopEvent } from "./events.js";
+import { checkCall } from "./execute-tool.js";
 import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
@@ -223,6 +229,7 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
       state = { ...asleep, phase: "running" };
       continue;
     }
+    if (step.kind === "run_tool") state = await markStartedIfUnsafe(ctx, state, step.index);
     const applied = await performStep(ctx, state, step);
     // A step that ends the turn is committed together with the turn's end: one write, not two.
     const after = nextStep(applied.state, ctx.agent.config);
@@ -230,6 +237,25 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
       return finish(ctx, applied, after.stopReason);
     state = await commit(ctx, applied);
   }
+}
+
+/**
+ * Commits a call as started before it runs when running it again after a crash would repeat
+ * an effect: a resumed turn then finds it started and tells the model its outcome is unknown.
+ */
+async function markStartedIfUnsafe(
+  ctx: TurnContext,
+  state: SessionState,
+  index: number,
+): Promise<SessionState> {
+  const call = state.pending[index];
+  const tool = call ? ctx.deps.tools.get(call.tool_call.name) : undefined;
+  if (!call || !tool || safeToRerun(tool)) return state;
+  if (!checkCall(call, state, ctx.agent.config.capabilities, ctx.deps.tools).ok) return state;
+  const pending = state.pending.map((p, i) =>
+    i === index ? { ...p, status: "started" as const } : p,
+  );
+  return commit(ctx, { state: { ...state, pending }, messages: [] });
 }
 
 /** Commits a step with the memory it changed (and the run, if it changed), then reports it. */

@@ -9,22 +9,33 @@ import { StopReason, ToolCall } from "./messages.js";
  *
  * Versions: 1 — first version. 2 — sub-agents: the `awaiting_children` phase, calls waiting for
  * a child (`awaiting_child`, `child_agent_id`), `run_seq` (messages of the run so far) and
- * `verification` (the verifier gate); a version 1 row reads with their defaults. 3 — client
- * tools: `client_tools` (the run's tools its caller runs); older rows read with none.
- * Readable versions: [1, 2, 3].
+ * `verification` (the verifier gate); a version 1 row reads with their defaults. 3 — a call of a
+ * tool that is not idempotent is `started` before it runs; earlier rows have no such calls.
+ * 4 — client tools: `client_tools` (the run's tools its caller runs); older rows read with none.
+ * Readable versions: [1, 2, 3, 4].
  */
-export const SESSION_STATE_VERSION = 3;
-export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3];
+export const SESSION_STATE_VERSION = 4;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3, 4];
 
 export const PendingCall = z.object({
   tool_call: ToolCall,
   /**
    * pending → (awaiting_approval → approved | denied) → (awaiting_child →) done. A call is
    * `done` once its tool return is committed, so a resumed session never runs it again; a
-   * spawn waits as `awaiting_child` until its sub-agent's run ends. A client tool's call waits
-   * as `awaiting_approval` too, and becomes `done` with the result its caller sends.
+   * spawn waits as `awaiting_child` until its sub-agent's run ends. A call of a tool that is not
+   * idempotent is committed as `started` just before it runs: found `started` on resume, it
+   * was in flight at a crash, and it is not run again (its outcome is unknown). A client tool's
+   * call waits as `awaiting_approval`, and becomes `done` with the result its caller sends.
    */
-  status: z.enum(["pending", "awaiting_approval", "approved", "denied", "awaiting_child", "done"]),
+  status: z.enum([
+    "pending",
+    "awaiting_approval",
+    "approved",
+    "denied",
+    "started",
+    "awaiting_child",
+    "done",
+  ]),
   /** The sub-agent a spawn call started (derived from the run and the call, so never twice). */
   child_agent_id: z.string().nullable().default(null),
   request_heartbeat: z.boolean(),
@@ -54,7 +65,7 @@ export const Verification = z.object({
 export type Verification = z.infer<typeof Verification>;
 
 export const SessionState = z.object({
-  version: z.union([z.literal(1), z.literal(2), z.literal(SESSION_STATE_VERSION)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(SESSION_STATE_VERSION)]),
   session_id: z.string(),
   /**
    * idle: between turns · running: a turn is in progress · awaiting_approval · paused ·

@@ -62,6 +62,7 @@ export async function checkInvariants(
     }
   }
   violations.push(...(await forbiddenExecutions(world, log)));
+  violations.push(...repeatedEffects(world));
   violations.push(...(await wakeUpInvariants(disk, [...log.agents.keys(), ...log.children])));
   const spawned = await spawnInvariants(world, log);
   const chained = await chainInvariants(world, log);
@@ -70,6 +71,17 @@ export async function checkInvariants(
     spawns: spawned.spawns,
     chains: chained.summary,
   };
+}
+
+/** A call of a tool that may not run again (not idempotent) never ran twice, crashes or not. */
+function repeatedEffects(world: SimWorld): string[] {
+  const runs = new Map<string, number>();
+  for (const { tool, key, rerunnable } of world.executed) {
+    if (!rerunnable) runs.set(`${tool} ${key}`, (runs.get(`${tool} ${key}`) ?? 0) + 1);
+  }
+  return [...runs].flatMap(([call, count]) =>
+    count > 1 ? [`call ${call} of a tool that is not idempotent ran ${count} times`] : [],
+  );
 }
 
 /** Every tool that ran must have been offered to its agent; read-only agents never write. */

@@ -12,7 +12,13 @@ import type { Store } from "../storage/store.js";
 import type { StepCommit } from "../storage/turn-store.js";
 import { builtinToolImplementations } from "../tools/registry.js";
 import type { Sandbox } from "../tools/sandbox/sandbox.js";
-import { failure, implementTool, success, type ToolImplementation } from "../tools/tool.js";
+import {
+  failure,
+  implementTool,
+  safeToRerun,
+  success,
+  type ToolImplementation,
+} from "../tools/tool.js";
 import { FaultInjector, type FaultProfile, faultPlan } from "./fault-plan.js";
 import { faultyStore } from "./faulty-store.js";
 import { simConfig, simLookup } from "./sim-config.js";
@@ -46,8 +52,8 @@ export class SimWorld {
   readonly config: HoldfastConfig;
   readonly trace: string[] = [];
   readonly violations: string[] = [];
-  /** Every tool that really ran: agent and tool name. */
-  readonly executed: { agentId: string; tool: string }[] = [];
+  /** Every tool that really ran: agent, tool name, the call's idempotency key, and whether it may run again. */
+  readonly executed: { agentId: string; tool: string; key: string; rerunnable: boolean }[] = [];
   runtime!: EmbeddedEngine;
   /** The disk as the current process generation sees it (with faults). */
   store!: Store;
@@ -255,9 +261,12 @@ export class SimWorld {
 
   /** The server's tools plus sim_lookup, each recording that it ran. */
   #tools(): Map<string, ToolImplementation> {
+    // Odd seeds make sim_lookup an external effect that must not repeat after a crash, so the
+    // simulation checks both ways a restart treats a call that was in flight.
+    const idempotent = this.options.seed % 2 === 0;
     const lookup = implementTool(
       simLookup,
-      { idempotent: true, timeoutMs: 1000 },
+      { idempotent, timeoutMs: 1000 },
       async ({ key }, ctx) => {
         if (this.faults.fires("tool_failure", "sim_lookup"))
           throw new Error("simulated tool failure");
@@ -272,7 +281,13 @@ export class SimWorld {
       tools.set(name, {
         ...tool,
         run: (args, ctx) => {
-          this.executed.push({ agentId: ctx.agentId, tool: name });
+          const key = ctx.idempotencyKey;
+          this.executed.push({
+            agentId: ctx.agentId,
+            tool: name,
+            key,
+            rerunnable: safeToRerun(tool),
+          });
           return tool.run(args, ctx);
         },
       });

@@ -57,9 +57,9 @@ describe("client tools", () => {
     expect(checkClientArguments(secret, "[1]")).toBe("the arguments must be a JSON object");
   });
 
-  it("reads a version 2 checkpoint, from before client tools, with none", () => {
-    const v2 = {
-      version: 2,
+  it("reads a version 3 checkpoint, from before client tools, with none", () => {
+    const v3 = {
+      version: 3,
       session_id: "s",
       phase: "idle",
       run_id: null,
@@ -77,6 +77,6 @@ describe("client tools", () => {
       approved_tools: [],
       usage: { prompt_tokens: 0, completion_tokens: 0, step_count: 0 },
     };
-    expect(SessionState.parse(v2).client_tools).toEqual([]);
+    expect(SessionState.parse(v3).client_tools).toEqual([]);
   });
 });

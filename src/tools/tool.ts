@@ -44,22 +44,35 @@ export interface ToolImplementation<P extends ToolParameters = ToolParameters> {
   readonly declaration: ToolDeclaration<P>;
   /** Running it twice with the same arguments has the effect of running it once. */
   readonly idempotent: boolean;
+  /**
+   * Its only effects are memory changes staged until its result commits: a crash before that
+   * commit undoes them, so it may run again after a crash even if it is not idempotent.
+   */
+  readonly stagedEffects: boolean;
   readonly timeoutMs: number;
   run(args: z.output<P>, context: ToolContext): Promise<ToolResult>;
 }
 
 export function implementTool<P extends ToolParameters>(
   declaration: ToolDeclaration<P>,
-  options: { idempotent: boolean; timeoutMs?: number },
+  options: { idempotent: boolean; stagedEffects?: boolean; timeoutMs?: number },
   run: (args: z.output<P>, context: ToolContext) => Promise<ToolResult>,
 ): ToolImplementation<P> {
   return {
     declaration,
     idempotent: options.idempotent,
+    stagedEffects: options.stagedEffects ?? false,
     timeoutMs: options.timeoutMs ?? 30_000,
     run,
   };
 }
+
+/**
+ * Whether a call of `tool` that was in flight at a crash may simply run again on resume. Any
+ * other call is committed as started before it runs, and is not repeated after a crash.
+ */
+export const safeToRerun = (tool: ToolImplementation): boolean =>
+  tool.idempotent || tool.stagedEffects;
 
 export const success = (output: string, effects?: ToolEffects): ToolResult =>
   effects ? { status: "success", output, effects } : { status: "success", output };

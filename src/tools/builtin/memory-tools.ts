@@ -60,30 +60,40 @@ export const MEMORY_IMPLEMENTATIONS: ToolImplementation[] = [
   implementTool(sendMessageTool, { idempotent: true }, async ({ message }) =>
     success("sent", { reply: message }),
   ),
-  implementTool(coreMemoryAppendTool, { idempotent: false }, async ({ label, content }, ctx) =>
-    writeBlock(ctx.memory, label, (value) => (value ? `${value}\n${content}` : content)),
+  implementTool(
+    coreMemoryAppendTool,
+    { idempotent: false, stagedEffects: true },
+    async ({ label, content }, ctx) =>
+      writeBlock(ctx.memory, label, (value) => (value ? `${value}\n${content}` : content)),
   ),
-  implementTool(coreMemoryReplaceTool, { idempotent: false }, async (args, ctx) =>
-    writeBlock(ctx.memory, args.label, (value) =>
-      replaceOnce(value, args.old_content, args.new_content, args.label),
-    ),
+  implementTool(
+    coreMemoryReplaceTool,
+    { idempotent: false, stagedEffects: true },
+    async (args, ctx) =>
+      writeBlock(ctx.memory, args.label, (value) =>
+        replaceOnce(value, args.old_content, args.new_content, args.label),
+      ),
   ),
-  implementTool(memoryInsertTool, { idempotent: false }, async (args, ctx) =>
+  implementTool(memoryInsertTool, { idempotent: false, stagedEffects: true }, async (args, ctx) =>
     writeBlock(ctx.memory, args.label, (value) => {
       const lines = value === "" ? [] : value.split("\n");
       const at = Math.min(args.insert_line ?? lines.length, lines.length);
       return [...lines.slice(0, at), args.new_str, ...lines.slice(at)].join("\n");
     }),
   ),
-  implementTool(memoryReplaceTool, { idempotent: false }, async (args, ctx) =>
+  implementTool(memoryReplaceTool, { idempotent: false, stagedEffects: true }, async (args, ctx) =>
     writeBlock(ctx.memory, args.label, (value) =>
       replaceOnce(value, args.old_str, args.new_str, args.label),
     ),
   ),
-  implementTool(archivalMemoryInsertTool, { idempotent: false }, async ({ content, tags }, ctx) => {
-    const passage = await ctx.memory.insertPassage(content, tags ?? []);
-    return success(`stored passage ${passage.id}`);
-  }),
+  implementTool(
+    archivalMemoryInsertTool,
+    { idempotent: false, stagedEffects: true },
+    async ({ content, tags }, ctx) => {
+      const passage = await ctx.memory.insertPassage(content, tags ?? []);
+      return success(`stored passage ${passage.id}`);
+    },
+  ),
   implementTool(
     archivalMemorySearchTool,
     { idempotent: true },
