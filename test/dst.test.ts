@@ -52,6 +52,7 @@ const DISRUPTIONS = [
   "cancels_mid_spawn",
   "crashes_mid_spawn",
   "child_messages",
+  "client_tool_returns",
 ] as const;
 
 describe("deterministic simulation", () => {
