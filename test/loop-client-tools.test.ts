@@ -206,6 +206,29 @@ describe("client tools in the loop", () => {
     ]);
   });
 
+  it("offers the client tools sent with the answer from then on, as Letta does", async () => {
+    const seen: ModelRequest[] = [];
+    const kit = await kitWith(askSecret, seen);
+    const asked = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "get the code", clientTools: [secret] },
+      kit.deps,
+    );
+    const answer = {
+      type: "tool" as const,
+      tool_call_id: callId(asked.state),
+      tool_return: "CODE-1",
+      status: "success" as const,
+    };
+    const ping = { name: "ping" };
+    const done = await submitApprovals(kit.agent, asked.state, [answer], kit.deps, [ping]);
+    expect(done.state.client_tools).toEqual([ping]);
+    const names = seen.at(-1)?.tools.map((t) => t.name) ?? [];
+    expect(names).toContain("ping");
+    expect(names).not.toContain("get_secret_code");
+  });
+
   it("offers client tools for their run only", async () => {
     const seen: ModelRequest[] = [];
     const kit = await kitWith({ text: "hi" }, seen);
