@@ -187,13 +187,14 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `${f(r.chain.overheadVsWarmP50)} / ${f(r.chain.overheadVsFreshP50)}`,
     ],
     ...r.memory.map((m): [string, string] => [
-      `memory at ${m.passages} passages: list / by words / search rare / common / block p50 ms`,
+      `memory at ${m.passages} passages (${m.agents} agents): list / by words / search rare / common / block / messages p50 ms`,
       [
         m.listPageP50Ms,
         m.listByWordsP50Ms,
         m.searchRareP50Ms,
         m.searchFilteredP50Ms,
         m.blockByIdP50Ms,
+        m.searchMessagesP50Ms,
       ]
         .map((ms) => f(ms, 3))
         .join(" / "),

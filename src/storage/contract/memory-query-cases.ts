@@ -55,6 +55,52 @@ export function memoryQueryCases(t: ContractContext): void {
       expect(await found({ topK: 1, fromMs: 4_000 })).toEqual(["p-4"]);
     });
 
+    it("searches only the agent's own passages and messages, whatever others share", async () => {
+      const [a, b] = [await t.createAgent(), await t.createAgent(undefined, "project-2")];
+      const same = (prefix: string) =>
+        ["p-1", "p-2"].map((id) => ({
+          ...passage(`${prefix}${id}`, `tea and biscuits ${id}`, ["food"]),
+          created_at_ms: 3_000,
+        }));
+      await t.store.insertPassages(a, same("a-"));
+      await t.store.insertPassages(b, same("b-"));
+      const options = { topK: 10, anyTags: ["food"], tags: ["food"], fromMs: 3_000, toMs: 3_000 };
+      expect(ids(await t.store.searchPassages(a, "tea biscuits", options)).sort()).toEqual([
+        "a-p-1",
+        "a-p-2",
+      ]);
+      expect(ids(await t.store.searchPassages(b, "biscuits", { topK: 10 })).sort()).toEqual([
+        "b-p-1",
+        "b-p-2",
+      ]);
+      const [mine] = await t.say(a, "tea at the lighthouse");
+      await t.say(b, "tea at the lighthouse", "lighthouse tea");
+      expect(ids(await t.store.searchMessages(a, "lighthouse tea", { limit: 10 }))).toEqual([mine]);
+      expect(await t.store.searchPassages("agent-missing", "tea", { topK: 10 })).toEqual([]);
+    });
+
+    it("ranks by how rare a word is among the agent's own rows, not other agents'", async () => {
+      // For agent a, "alpha" is the rarer word; other agents make "beta" the rarer overall.
+      const [a, b] = [await t.createAgent(), await t.createAgent()];
+      const texts = ["alpha gamma", "beta delta", "beta epsilon"];
+      await t.store.insertPassages(
+        a,
+        texts.map((text, i) => passage(`a-p-${i}`, text)),
+      );
+      const many = Array.from({ length: 10 }, (_, i) => `alpha filler ${i}`);
+      await t.store.insertPassages(
+        b,
+        many.map((text, i) => passage(`b-p-${i}`, text)),
+      );
+      const found = await t.store.searchPassages(a, "beta alpha", { topK: 10 });
+      expect(ids(found)).toEqual(["a-p-0", "a-p-1", "a-p-2"]);
+
+      const said = await t.say(a, ...texts);
+      await t.say(b, ...many);
+      const hits = await t.store.searchMessages(a, "beta alpha", { limit: 10 });
+      expect(ids(hits)).toEqual(said);
+    });
+
     it("finds a block by its id within a project only", async () => {
       const a = await t.createAgent(undefined, "project-1");
       const b = await t.createAgent(undefined, "project-2");

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
+import { OWNED_TERMS_FUNCTION, registerOwnedTerms } from "./full-text.js";
 
 /**
  * The SQLite schema, as an ordered list of migrations: migration `i` brings the schema to
@@ -6,9 +7,9 @@ import type { DatabaseSync } from "node:sqlite";
  *
  * Rows are per agent, per block, per message and per passage (never one blob per agent). Full-
  * text search uses contentless FTS5 tables over `messages.search_text` and `passages.text`.
- * The store indexes a row as it inserts it, with its agent as one `owner` token (`a<agents.seq>`)
- * so that a search matches within one agent's rows instead of filtering every agent's matches;
- * triggers unindex deleted rows, so deleting an agent (which cascades) empties its part too.
+ * The store indexes a row as it inserts it, each word as a term of its agent (`full-text.ts`),
+ * so that a search reads only its agent's postings; triggers unindex deleted rows, so deleting
+ * an agent (which cascades) empties its part too.
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -126,6 +127,33 @@ export const MIGRATIONS: readonly string[] = [
     GENERATED ALWAYS AS (json_extract(body, '$.id')) VIRTUAL;
   CREATE INDEX blocks_by_id ON blocks (block_id);
   `,
+  // 5: full-text terms partitioned by agent (`full-text.ts`, decision 010). The owner token
+  // made every search walk all of its agent's postings and BM25 count each word over every
+  // agent; now each word is indexed as the agent's own term. Both indexes are rebuilt from the
+  // rows they index, through the SQL function `full-text.ts` registers before migrating.
+  `
+  DROP TRIGGER passages_fts_delete;
+  DROP TABLE passages_fts;
+  CREATE VIRTUAL TABLE passages_fts USING fts5 (terms, content = '', contentless_delete = 1);
+  INSERT INTO passages_fts (rowid, terms)
+    SELECT p.seq, ${OWNED_TERMS_FUNCTION}(a.seq, p.text)
+    FROM passages AS p JOIN agents AS a ON a.id = p.agent_id;
+  CREATE TRIGGER passages_fts_delete AFTER DELETE ON passages BEGIN
+    DELETE FROM passages_fts WHERE rowid = old.seq;
+  END;
+
+  DROP TRIGGER messages_fts_delete;
+  DROP TABLE messages_fts;
+  CREATE VIRTUAL TABLE messages_fts USING fts5 (terms, content = '', contentless_delete = 1);
+  INSERT INTO messages_fts (rowid, terms)
+    SELECT m.seq, ${OWNED_TERMS_FUNCTION}(a.seq, m.search_text)
+    FROM messages AS m JOIN agents AS a ON a.id = m.agent_id
+    WHERE m.search_text IS NOT NULL;
+  CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+  WHEN old.search_text IS NOT NULL BEGIN
+    DELETE FROM messages_fts WHERE rowid = old.seq;
+  END;
+  `,
 ];
 
 /**
@@ -134,6 +162,7 @@ export const MIGRATIONS: readonly string[] = [
  * refused rather than guessed at.
  */
 export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRATIONS): number {
+  registerOwnedTerms(db);
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY) STRICT");
   const current = (): number => {
     const row = db.prepare("SELECT max(version) AS version FROM schema_migrations").get();

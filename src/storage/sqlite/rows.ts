@@ -4,7 +4,6 @@ import { ConflictError, NotFoundError, RetryableError } from "../../core/errors.
 import { TimerRecord } from "../../records/agent-record.js";
 import { type MessageHit, Passage } from "../../records/memory-records.js";
 import { READABLE_SESSION_VERSIONS, SessionState } from "../../records/session-state.js";
-import { tokenize } from "../bm25.js";
 import type { PageQuery } from "../store.js";
 import { CorruptRowError, checkRow, decodeRow } from "../store-rows.js";
 
@@ -60,23 +59,6 @@ export function sessionOf(row: Row | undefined): SessionState | null {
     throw new CorruptRowError(`session version ${String(row.version)} is not readable`);
   }
   return decodeRow(SessionState, text(row, "body"), "session");
-}
-
-/** The token that marks an agent's rows in the full-text indexes: `a` and its `seq`. */
-export function ownerToken(agentKey: number): string {
-  return `a${agentKey}`;
-}
-
-/**
- * An FTS5 MATCH expression from user text, within one agent's rows: each word quoted as a
- * phrase and ORed, so no user text is ever read as query syntax. Null when the text has no
- * words to look for.
- */
-export function matchExpression(query: string, column: string, agentKey: number): string | null {
-  const words = [...new Set(tokenize(query))];
-  if (words.length === 0) return null;
-  const quoted = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(" OR ");
-  return `owner : "${ownerToken(agentKey)}" AND ${column} : (${quoted})`;
 }
 
 /** The largest `seq` a row can have: an open upper bound. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../records/messages.js";
-import { agentRecord, asc, ids, run, session, step } from "../contract/fixtures.js";
+import { agentRecord, asc, ids, run, session, step, userMessage } from "../contract/fixtures.js";
 import type { Store } from "../store.js";
 import { MIGRATIONS, migrate } from "./migrations.js";
 import { openSqliteStore } from "./sqlite-store.js";
@@ -88,6 +88,70 @@ describe("SQLite store opening a version 1 database", () => {
     await store.commit(step("agent-a", { messages: [message("m-3", "run-1")], run: ended }));
     await store.putRun(ended);
     expect(ids(await store.listRunMessages("run-1"))).toEqual(["m-1", "m-2", "m-3"]);
+    await store.close();
+  });
+});
+
+/**
+ * A database as Holdfast wrote it at schema version 4: rows indexed for full-text search with
+ * their agent as an `owner` token, for two agents holding the same words.
+ */
+async function versionFourDatabase(): Promise<string> {
+  const path = join(directory, `v4-${Math.random().toString(36).slice(2)}.db`);
+  const db = new DatabaseSync(path);
+  migrate(db, MIGRATIONS.slice(0, 4));
+  for (const [seq, id] of [
+    [1, "agent-a"],
+    [2, "agent-b"],
+  ] as const) {
+    const agent = agentRecord(id);
+    db.prepare("INSERT INTO agents (seq, id, project_id, body) VALUES (?, ?, ?, ?)").run(
+      seq,
+      id,
+      agent.project_id,
+      JSON.stringify(agent),
+    );
+    const text = `the lighthouse keeper of ${id}`;
+    const passage = db
+      .prepare(
+        "INSERT INTO passages (id, agent_id, text, tags, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+      )
+      .run(`p-${id}`, id, text, '["coast"]', 2_000);
+    db.prepare("INSERT INTO passages_fts (rowid, owner, text) VALUES (?, ?, ?)").run(
+      passage.lastInsertRowid,
+      `a${seq}`,
+      text,
+    );
+    const body = userMessage(`m-${id}`, text);
+    const message = db
+      .prepare(`INSERT INTO messages (id, agent_id, message_type, created_at, search_role,
+        search_text, body) VALUES (?, ?, ?, ?, 'user', ?, ?)`)
+      .run(body.id, id, body.message_type, body.date, text, JSON.stringify(body));
+    db.prepare("INSERT INTO messages_fts (rowid, owner, search_text) VALUES (?, ?, ?)").run(
+      message.lastInsertRowid,
+      `a${seq}`,
+      text,
+    );
+  }
+  db.close();
+  return path;
+}
+
+describe("SQLite store opening a version 4 database", () => {
+  it("reindexes passages and messages by agent, each search finding its agent's rows only", async () => {
+    const store = await openSqliteStore(await versionFourDatabase());
+    for (const id of ["agent-a", "agent-b"]) {
+      expect(ids(await store.searchPassages(id, "lighthouse", { topK: 10 }))).toEqual([`p-${id}`]);
+      expect(ids(await store.searchMessages(id, "keeper", { limit: 10 }))).toEqual([`m-${id}`]);
+    }
+    expect(await store.deletePassage("agent-a", "p-agent-a")).toBe(true);
+    expect(await store.searchPassages("agent-a", "lighthouse", { topK: 10 })).toEqual([]);
+    await store.insertPassages("agent-a", [
+      { id: "p-new", text: "a new lighthouse", tags: [], created_at_ms: 3_000 },
+    ]);
+    expect(ids(await store.searchPassages("agent-a", "lighthouse", { topK: 10 }))).toEqual([
+      "p-new",
+    ]);
     await store.close();
   });
 });

@@ -19,14 +19,13 @@ import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from
 import type { PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
+import { ownedMatch, ownedTerms } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
 import {
   bodies,
   body,
   changed,
   hitOf,
-  matchExpression,
-  ownerToken,
   pageBounds,
   passageOf,
   seqFrom,
@@ -208,7 +207,7 @@ export class SqliteStore implements Store {
       found?.text ?? null,
       JSON.stringify(message),
     );
-    if (found) this.sql.indexMessage.run(lastInsertRowid, ownerToken(agentKey), found.text);
+    if (found) this.sql.indexMessage.run(lastInsertRowid, ownedTerms(agentKey, found.text));
     return Number(lastInsertRowid);
   }
 
@@ -236,7 +235,7 @@ export class SqliteStore implements Store {
     query: string,
     options: { roles?: readonly string[]; limit: number },
   ): Promise<MessageHit[]> {
-    const match = this.match(agentId, query, "search_text");
+    const match = this.match(agentId, query);
     const limit = Math.floor(options.limit);
     if (match === null || !(limit > 0)) return [];
     const roles = options.roles === undefined ? null : JSON.stringify(options.roles);
@@ -244,7 +243,7 @@ export class SqliteStore implements Store {
   }
 
   async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {
-    const match = this.match(agentId, query, "text");
+    const match = this.match(agentId, query);
     const limit = Math.floor(options.topK);
     if (match === null || !(limit > 0)) return [];
     const { tags, anyTags, fromMs, toMs } = options;
@@ -254,9 +253,9 @@ export class SqliteStore implements Store {
   }
 
   /** The MATCH expression for a search of one agent's rows; null if nothing can match. */
-  private match(agentId: string, query: string, column: string): string | null {
-    const agentSeq = seqFrom(this.sql.agentKey, agentId);
-    return agentSeq === null ? null : matchExpression(query, column, agentSeq);
+  private match(agentId: string, query: string): string | null {
+    const agentKey = seqFrom(this.sql.agentKey, agentId);
+    return agentKey === null ? null : ownedMatch(agentKey, query);
   }
 
   async insertPassages(agentId: string, passages: readonly Passage[]): Promise<void> {
@@ -269,7 +268,7 @@ export class SqliteStore implements Store {
   private writePassage(agentKey: number, agentId: string, passage: Passage): void {
     const { id, text: content, created_at_ms: at } = passage;
     const row = this.sql.insertPassage.run(id, agentId, content, JSON.stringify(passage.tags), at);
-    this.sql.indexPassage.run(row.lastInsertRowid, ownerToken(agentKey), content);
+    this.sql.indexPassage.run(row.lastInsertRowid, ownedTerms(agentKey, content));
   }
 
   async listPassages(

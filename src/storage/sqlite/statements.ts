@@ -37,7 +37,7 @@ const SQL = {
   runStart: "SELECT agent_id, first_seq FROM runs WHERE id = ?",
   runMessages: `SELECT body FROM messages
     WHERE agent_id = ?1 AND seq >= ?2 AND json_extract(body, '$.run_id') = ?3 ORDER BY seq`,
-  indexMessage: "INSERT INTO messages_fts (rowid, owner, search_text) VALUES (?, ?, ?)",
+  indexMessage: "INSERT INTO messages_fts (rowid, terms) VALUES (?, ?)",
   recentMessages: "SELECT body FROM messages WHERE agent_id = ? ORDER BY seq DESC LIMIT ?",
   messageSeq: "SELECT seq FROM messages WHERE id = ? AND agent_id = ?",
   messagesAsc: `SELECT body FROM messages WHERE agent_id = ? AND seq > ? AND seq < ?
@@ -49,11 +49,11 @@ const SQL = {
     FROM messages_fts JOIN messages AS m ON m.seq = messages_fts.rowid
     WHERE messages_fts MATCH ?1
       AND (?2 IS NULL OR m.search_role IN (SELECT value FROM json_each(?2)))
-    ORDER BY bm25(messages_fts, 0.0, 1.0), m.seq LIMIT ?3`,
+    ORDER BY bm25(messages_fts), m.seq LIMIT ?3`,
 
   insertPassage: `INSERT INTO passages (id, agent_id, text, tags, created_at_ms)
     VALUES (?, ?, ?, ?, ?)`,
-  indexPassage: "INSERT INTO passages_fts (rowid, owner, text) VALUES (?, ?, ?)",
+  indexPassage: "INSERT INTO passages_fts (rowid, terms) VALUES (?, ?)",
   deletePassage: "DELETE FROM passages WHERE agent_id = ? AND id = ?",
   passageSeq: "SELECT seq FROM passages WHERE id = ? AND agent_id = ?",
   // ?5: words (a JSON array, lowercase) a passage must all hold, or NULL for every passage.
@@ -78,7 +78,7 @@ const SQL = {
         SELECT 1 FROM json_each(p.tags) AS tag WHERE tag.value IN (SELECT value FROM json_each(?4))
       ))
       AND (?5 IS NULL OR p.created_at_ms >= ?5) AND (?6 IS NULL OR p.created_at_ms <= ?6)
-    ORDER BY bm25(passages_fts, 0.0, 1.0), p.seq LIMIT ?3`,
+    ORDER BY bm25(passages_fts), p.seq LIMIT ?3`,
 
   putSession: `INSERT INTO sessions (agent_id, version, phase, body) VALUES (?, ?, ?, ?)
     ON CONFLICT (agent_id) DO UPDATE
