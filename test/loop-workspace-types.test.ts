@@ -100,7 +100,7 @@ describe("built-in types with workspace tools complete scripted conversations", 
     expect(readFileSync(join(root, "out.txt"), "utf8")).toBe("42");
   });
 
-  it("researcher reads within its allow list; tools this server cannot run are not offered", async () => {
+  it("researcher reads within its allow list; web_search is not offered without a search provider", async () => {
     const root = workspace({ "source.txt": "The bridge opened in 1932." });
     const model = createSimModel({
       script: [
@@ -116,7 +116,7 @@ describe("built-in types with workspace tools complete scripted conversations", 
       kit.deps,
     );
     expect(transcript(turn.messages).at(-1)).toBe("assistant_message: It opened in 1932.");
-    expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(["read_file"]);
+    expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(["web_fetch", "read_file"]);
   });
 
   it("orchestrator lists the types, spawns a sub-agent, sleeps until it answers, and goes on with its result", async () => {

@@ -80,10 +80,16 @@ describe("tool routes", () => {
   it("attaches and detaches tools of an agent, refusing one its type does not allow", async () => {
     const { send, newAgent } = appKit();
     const id = await newAgent();
-    const attached = await send("PATCH", `/v1/agents/${id}/tools/attach/tool-web_search`);
+    const attached = await send("PATCH", `/v1/agents/${id}/tools/attach/tool-web_fetch`);
     expect(attached.status).toBe(200);
     expect(((await attached.json()) as { tools: Tool[] }).tools.map((t) => t.name)).toContain(
-      "web_search",
+      "web_fetch",
+    );
+    // Without a search provider, web_search cannot run here, and attaching it says why.
+    const noSearch = await send("PATCH", `/v1/agents/${id}/tools/attach/tool-web_search`);
+    expect(noSearch.status).toBe(422);
+    expect(((await noSearch.json()) as ErrorBody).message).toMatch(
+      /'web_search' cannot be attached: no search provider configured/,
     );
 
     const refused = await send("PATCH", `/v1/agents/${id}/tools/attach/tool-shell`);
@@ -98,7 +104,7 @@ describe("tool routes", () => {
     expect(listed.map((t) => t.name).sort()).toEqual([
       "conversation_search",
       "memory_insert",
-      "web_search",
+      "web_fetch",
     ]);
   });
 

@@ -11,6 +11,8 @@ export type Step =
   | { kind: "run_tool"; index: number }
   | { kind: "reject_tool"; index: number; reason: string }
   | { kind: "request_approval"; index: number }
+  /** Call `index` is of a client tool: its caller runs it, so the turn stops to ask for it. */
+  | { kind: "ask_client"; index: number }
   /** Start a sub-agent for call `index`; the call then waits for it (`awaiting_child`). */
   | { kind: "spawn_child"; index: number }
   /** Every open call waits for a sub-agent: the turn sleeps until their runs end. */
@@ -69,6 +71,7 @@ function stepForCall(
           reason: `this turn's limit of ${limit} tool calls is reached`,
         };
       }
+      if (isClientTool(call.tool_call.name, state)) return { kind: "ask_client", index };
       return needsApproval(call.tool_call.name, state, config)
         ? { kind: "request_approval", index }
         : runStep(call, index);
@@ -99,6 +102,11 @@ function runStep(call: PendingCall, index: number): Step {
   return call.tool_call.name === SPAWN_TOOL
     ? { kind: "spawn_child", index }
     : { kind: "run_tool", index };
+}
+
+/** Whether `tool` is one of the run's client tools, which its caller runs, never the server. */
+export function isClientTool(tool: string, state: SessionState): boolean {
+  return state.client_tools.some((client) => client.name === tool);
 }
 
 /** Whether a call of `tool` must wait for a human: by tool rule, or by its grant's policy. */

@@ -2,6 +2,7 @@ import { AssertionError, assert } from "../core/errors.js";
 import type { ModelDelta, ModelResponse } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
 import type { SessionState } from "../records/session-state.js";
+import { checkClientArguments, clientToolDeclaration } from "../tools/client-tools.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import { type Applied, applyModelResponse, applyToolResult, closePending } from "./apply.js";
 import { applyApprovalRequest } from "./approvals.js";
@@ -34,6 +35,8 @@ export async function performStep(
       return callModel(ctx, state, step.final);
     case "request_approval":
       return applyApprovalRequest(state, step.index, stamp, config);
+    case "ask_client":
+      return askClient(state, step.index, stamp, config);
     case "reject_tool":
       return applyToolResult(
         state,
@@ -67,6 +70,29 @@ export async function performStep(
       return applyToolResult(state, step.index, result, stamp, config, executed);
     }
   }
+}
+
+/**
+ * Stops the turn for the caller to run a client tool, as for an approval. A call the model was
+ * not offered now, or whose arguments do not fit the tool's schema, is an error the model reads
+ * instead: the caller is asked only for calls it can run.
+ */
+function askClient(
+  state: SessionState,
+  index: number,
+  stamp: MessageStamp,
+  config: TurnContext["agent"]["config"],
+): Applied {
+  const call = state.pending[index];
+  assert(call !== undefined, `no client tool call ${index}`);
+  const { name, arguments: args } = call.tool_call;
+  const tool = state.client_tools.find((client) => client.name === name);
+  assert(tool !== undefined, `'${name}' is not a client tool of this run`);
+  const error = state.offered.includes(name)
+    ? checkClientArguments(tool, args)
+    : `tool '${name}' may not be called now (tool rules)`;
+  if (error === null) return applyApprovalRequest(state, index, stamp, config);
+  return applyToolResult(state, index, { status: "error", output: error }, stamp, config, false);
 }
 
 /** Starts a sub-agent for a spawn call, which then waits for it; a refusal is a tool error. */
@@ -113,15 +139,20 @@ async function startVerifier(ctx: TurnContext, state: SessionState): Promise<App
     : applyVerifierUnavailable(state, spawned.error);
 }
 
-/** The declarations of the tools this model call may offer: capabilities, then tool rules. */
+/**
+ * The declarations of the tools this model call may offer: capabilities, then tool rules; then
+ * the run's client tools.
+ */
 function toolsForCall(ctx: TurnContext, state: SessionState, final: boolean): ToolDeclaration[] {
   if (final) return [];
   const offered = ctx.agent.config.capabilities.offered.map((grant) => grant.name);
   const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
-  return allowedByRules(ctx.agent.config.rules, offered, ruleState).flatMap((name) => {
+  const own = allowedByRules(ctx.agent.config.rules, offered, ruleState).flatMap((name) => {
     const tool = ctx.deps.tools.get(name);
     return tool ? [tool.declaration] : [];
   });
+  // The run's client tools come after the agent's own, as in Letta; tool rules name only those.
+  return [...own, ...state.client_tools.map(clientToolDeclaration)];
 }
 
 async function callModel(ctx: TurnContext, state: SessionState, final: boolean): Promise<Applied> {

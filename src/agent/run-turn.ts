@@ -3,6 +3,7 @@ import type { IdSource } from "../core/ids.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { StagedMemory } from "../memory/staged-memory.js";
 import type { RunRecord } from "../records/agent-record.js";
+import type { ClientTool } from "../records/client-tool.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
 import type { TurnStore } from "../storage/turn-store.js";
@@ -77,11 +78,17 @@ export interface TurnContext {
 export async function sendUserMessage(
   agent: TurnAgent,
   state: SessionState,
-  input: { content: string; otid?: string | null; runId?: string },
+  input: {
+    content: string;
+    otid?: string | null;
+    runId?: string;
+    clientTools?: readonly ClientTool[];
+  },
   deps: LoopDeps,
 ): Promise<TurnResult> {
   const body = { message_type: "user_message" as const, content: input.content };
-  return startTurn(agent, state, body, input.otid ?? null, deps, input.runId);
+  const run = { runId: input.runId, clientTools: input.clientTools ?? [] };
+  return startTurn(agent, state, body, input.otid ?? null, deps, run);
 }
 
 /** Applies a human's approval decisions to a waiting session and runs the turn on. */
@@ -90,6 +97,7 @@ export async function submitApprovals(
   state: SessionState,
   decisions: readonly ApprovalDecision[],
   deps: LoopDeps,
+  clientTools?: readonly ClientTool[],
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const stamp: MessageStamp = {
@@ -97,7 +105,7 @@ export async function submitApprovals(
     stepId: state.step_id,
     nowMs: deps.clock.now(),
   };
-  const applied = applyApprovalDecisions(state, decisions, stamp, agent.config);
+  const applied = applyApprovalDecisions(state, decisions, stamp, agent.config, clientTools);
   return runUntilStop(ctx, await commit(ctx, applied));
 }
 
@@ -172,11 +180,11 @@ async function startTurn(
   body: { message_type: "user_message" | "system_message"; content: string },
   otid: string | null,
   deps: LoopDeps,
-  chosenRunId?: string,
+  chosen: { runId?: string | undefined; clientTools?: readonly ClientTool[] } = {},
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
-  const runId = chosenRunId ?? deps.ids.next("run");
-  const started = beginTurnState(state, runId);
+  const runId = chosen.runId ?? deps.ids.next("run");
+  const started = beginTurnState(state, runId, chosen.clientTools);
   const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
   const first = stampMessage(stamp, deps.ids.next("message"), body, otid);
   const run = newRun(runId, agent.id, otid, stamp.nowMs);

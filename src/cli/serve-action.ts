@@ -11,6 +11,7 @@ import { listen } from "../server/serve.js";
 import type { DurabilityInForce } from "../storage/sqlite/connection.js";
 import { DataDirInUseError } from "../storage/sqlite/data-dir-lock.js";
 import { describeSandbox } from "../tools/sandbox/sandbox.js";
+import { describeWeb } from "../tools/web/web-settings.js";
 import { loadConfigOrExit, printErrors } from "./load.js";
 import type { ServeOptions } from "./serve-command.js";
 
@@ -101,6 +102,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   const sandboxLine = `  sandbox: ${describeSandbox(engine.sandbox)}`;
   if (engine.sandbox.ok && engine.sandbox.sandbox.mode === "bwrap") console.log(sandboxLine);
   else console.warn(sandboxLine);
+  console.log(`  web:    ${describeWeb(engine.web)}`);
   const say = model.handle.startsWith("sim/") ? console.warn : console.log;
   say(`  model:  ${model.handle} (${model.reason})`);
 

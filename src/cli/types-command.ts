@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { prepareSandbox } from "../config/sandbox-section.js";
+import { prepareWebTools } from "../config/web-section.js";
 import { builtinImplementations } from "../server/builtin-tools.js";
 import { LiveToolCatalogue } from "../tools/live-catalogue.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
@@ -56,13 +57,15 @@ export function registerTypesCommands(program: Command): void {
 
 /**
  * The config as a server on this machine would run it before any MCP server connects: without
- * a working sandbox the shell is withheld, a declared tool nothing implements is withheld, and
- * the types shown here say so with the same reasons.
+ * a working sandbox the shell is withheld, without a search provider web_search, a declared
+ * tool nothing implements too, and the types shown here say so with the same reasons.
  */
 async function configAsServed(configFlag: string | undefined): Promise<HoldfastConfig> {
   const { config } = loadConfigOrExit(configFlag);
-  const { config: prepared, detection } = await prepareSandbox(config, []);
-  const builtin = builtinImplementations(prepared, detection.ok ? detection.sandbox : null);
+  const { config: sandboxed, detection } = await prepareSandbox(config, []);
+  const { config: prepared, web } = prepareWebTools(sandboxed, process.env);
+  const sandbox = detection.ok ? detection.sandbox : null;
+  const builtin = builtinImplementations(prepared, sandbox, web);
   return { ...prepared, catalogue: new LiveToolCatalogue(prepared.catalogue, builtin) };
 }
 

@@ -24,6 +24,7 @@ import { type DraftSource, resolveAgentTypes } from "../types/resolve.js";
 import type { ChainDefinition } from "./chain-definition.js";
 import { resolveChains } from "./chains.js";
 import { SandboxSection } from "./sandbox-section.js";
+import { DEFAULT_TOOLS_SECTION, ToolsSection, withWebSection } from "./web-section.js";
 
 /** The `server:` section: where the server listens, keeps its data, and how durably. */
 export const ServerSection = z.strictObject({
@@ -43,6 +44,7 @@ const ConfigSections = z.strictObject({
   server: z.unknown().optional(),
   providers: z.unknown().optional(),
   sandbox: z.unknown().optional(),
+  tools: z.unknown().optional(),
   defaults: z.unknown().optional(),
   tool_packs: z.unknown().optional(),
   mcp_servers: z.unknown().optional(),
@@ -57,6 +59,8 @@ export interface HoldfastConfig {
   readonly providers: ProviderSettings;
   /** How the shell runs commands; start-up checks that the sandbox asked for works. */
   readonly sandbox: SandboxSection;
+  /** Settings of built-in tools (`tools.web`: search provider, address guard, limits). */
+  readonly tools: ToolsSection;
   readonly catalogue: ToolCatalogue;
   /**
    * MCP servers by name. Each one's tools form the pack `mcp:NAME`, which exists (empty) from
@@ -99,6 +103,7 @@ export function checkConfig(document: unknown): ConfigResult {
   const server = section(ServerSection, top.data.server ?? {}, "server") ?? {};
   const providers = section(ProviderSettings, top.data.providers ?? {}, "providers") ?? {};
   const sandbox = section(SandboxSection, top.data.sandbox ?? {}, "sandbox") ?? { mode: "bwrap" };
+  const tools = section(ToolsSection, top.data.tools ?? {}, "tools") ?? DEFAULT_TOOLS_SECTION;
   const defaults = section(TypeDefaults, top.data.defaults ?? {}, "defaults") ?? {};
   const packs =
     section(z.record(PackName, z.array(ToolName)), top.data.tool_packs ?? {}, "tool_packs") ?? {};
@@ -106,7 +111,10 @@ export function checkConfig(document: unknown): ConfigResult {
   const mcpPacks = Object.fromEntries(
     Object.keys(mcpServers).map((name) => [mcpPackName(name), []]),
   );
-  const catalogue = withPacks(addPacks(builtinToolCatalogue(), packs, errors), mcpPacks);
+  const catalogue = withPacks(
+    withWebSection(addPacks(builtinToolCatalogue(), packs, errors), tools.web),
+    mcpPacks,
+  );
 
   const sources: DraftSource[] = BUILTIN_TYPES.map(({ name, draft }) => ({
     name,
@@ -141,7 +149,7 @@ export function checkConfig(document: unknown): ConfigResult {
   const byName = new Map(chains.chains.map((chain) => [chain.name, chain]));
   return {
     ok: true,
-    config: { server, providers, sandbox, catalogue, mcpServers, registry, chains: byName },
+    config: { server, providers, sandbox, tools, catalogue, mcpServers, registry, chains: byName },
   };
 }
 

@@ -36,11 +36,25 @@ const base = {
   seq_id: z.int().min(1).optional(),
 };
 
-export const ApprovalDecision = z.object({
+/** A human's answer to a call waiting for approval: run it, or not (and why). */
+export const ApprovalAnswer = z.object({
   tool_call_id: z.string(),
   approve: z.boolean(),
   reason: z.string().nullable(),
 });
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswer>;
+
+/** A client's result of a call it ran itself (Letta's approval entry with `type: "tool"`). */
+export const ClientToolReturn = z.object({
+  type: z.literal("tool"),
+  tool_call_id: z.string(),
+  tool_return: z.string(),
+  status: z.enum(["success", "error"]),
+});
+export type ClientToolReturn = z.infer<typeof ClientToolReturn>;
+
+/** What answers a waiting call: an approval decision, or a client tool's result. */
+export const ApprovalDecision = z.union([ClientToolReturn, ApprovalAnswer]);
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 
 /** One message of an agent's history, with Letta's message types and field names. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Usage } from "./agent-record.js";
+import { ClientTool } from "./client-tool.js";
 import { StopReason, ToolCall } from "./messages.js";
 
 /**
@@ -10,10 +11,11 @@ import { StopReason, ToolCall } from "./messages.js";
  * a child (`awaiting_child`, `child_agent_id`), `run_seq` (messages of the run so far) and
  * `verification` (the verifier gate); a version 1 row reads with their defaults. 3 — a call of a
  * tool that is not idempotent is `started` before it runs; earlier rows have no such calls.
- * Readable versions: [1, 2, 3].
+ * 4 — client tools: `client_tools` (the run's tools its caller runs); older rows read with none.
+ * Readable versions: [1, 2, 3, 4].
  */
-export const SESSION_STATE_VERSION = 3;
-export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3];
+export const SESSION_STATE_VERSION = 4;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3, 4];
 
 export const PendingCall = z.object({
   tool_call: ToolCall,
@@ -22,7 +24,8 @@ export const PendingCall = z.object({
    * `done` once its tool return is committed, so a resumed session never runs it again; a
    * spawn waits as `awaiting_child` until its sub-agent's run ends. A call of a tool that is not
    * idempotent is committed as `started` just before it runs: found `started` on resume, it
-   * was in flight at a crash, and it is not run again (its outcome is unknown).
+   * was in flight at a crash, and it is not run again (its outcome is unknown). A client tool's
+   * call waits as `awaiting_approval`, and becomes `done` with the result its caller sends.
    */
   status: z.enum([
     "pending",
@@ -62,7 +65,7 @@ export const Verification = z.object({
 export type Verification = z.infer<typeof Verification>;
 
 export const SessionState = z.object({
-  version: z.union([z.literal(1), z.literal(2), z.literal(SESSION_STATE_VERSION)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(SESSION_STATE_VERSION)]),
   session_id: z.string(),
   /**
    * idle: between turns · running: a turn is in progress · awaiting_approval · paused ·
@@ -94,6 +97,8 @@ export const SessionState = z.object({
   stop_reason: StopReason.nullable(),
   /** Tools approved for the rest of the session (per_session approval). */
   approved_tools: z.array(z.string()),
+  /** The run's client tools: offered beside the agent's own, run by the caller, never here. */
+  client_tools: z.array(ClientTool).default([]),
   usage: Usage,
 });
 export type SessionState = z.infer<typeof SessionState>;
@@ -119,17 +124,26 @@ export function newSessionState(sessionId: string): SessionState {
     pause_until_ms: null,
     stop_reason: null,
     approved_tools: [],
+    client_tools: [],
     usage: { prompt_tokens: 0, completion_tokens: 0, step_count: 0 },
   };
 }
 
-/** The state at the start of a turn: counters reset, session-wide approvals kept. */
-export function beginTurnState(state: SessionState, runId: string): SessionState {
+/**
+ * The state at the start of a turn: counters reset, session-wide approvals kept, and the
+ * client tools of this run (those of an earlier run are gone).
+ */
+export function beginTurnState(
+  state: SessionState,
+  runId: string,
+  clientTools: readonly ClientTool[] = [],
+): SessionState {
   return {
     ...newSessionState(state.session_id),
     phase: "running",
     run_id: runId,
     approved_tools: state.approved_tools,
+    client_tools: [...clientTools],
   };
 }
 

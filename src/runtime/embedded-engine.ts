@@ -130,7 +130,11 @@ export class EmbeddedEngine implements Engine {
         return { kind: "queued" as const, wake: this.#events.nextStop(agentId, state.run_id) };
       }
       const turn = withMaxSteps(activation.agent, options.maxSteps);
-      const message = { ...input, ...(options.runId ? { runId: options.runId } : {}) };
+      const message = {
+        ...input,
+        ...(options.runId ? { runId: options.runId } : {}),
+        ...(options.clientTools ? { clientTools: options.clientTools } : {}),
+      };
       const result = await this.#turns.run(activation, (deps) =>
         sendUserMessage(turn, activation.state, message, deps),
       );
@@ -163,7 +167,7 @@ export class EmbeddedEngine implements Engine {
       }
       const turn = withMaxSteps(activation.agent, options.maxSteps);
       const result = await this.#turns.run(activation, (deps) =>
-        submitApprovals(turn, activation.state, decisions, deps),
+        submitApprovals(turn, activation.state, decisions, deps, options.clientTools),
       );
       return this.#family.settle(activation, result, true);
     });

@@ -1,6 +1,7 @@
 import type { BlockEdit } from "../memory/block-edit.js";
 import type { AgentChange } from "../records/agent-change.js";
 import type { AgentRecord, RunRecord } from "../records/agent-record.js";
+import type { ClientTool } from "../records/client-tool.js";
 import type { CoreBlock } from "../records/memory-records.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import type { SessionState, Usage } from "../records/session-state.js";
@@ -17,6 +18,11 @@ export interface SendOptions {
   runId?: string;
   /** Fewer model calls than the agent's limit, for this run only (Letta's `max_steps`). */
   maxSteps?: number;
+  /**
+   * Tools the caller runs itself, offered for this run only (Letta's `client_tools`), already
+   * checked against the agent's own. With an approval, they replace the run's.
+   */
+  clientTools?: readonly ClientTool[];
 }
 
 /** An approval a sub-agent (or its own sub-agent) waits for, surfaced to the parent's caller. */

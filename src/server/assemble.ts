@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { type ChainResumeFailure, ChainRunner } from "../chains/chain-runner.js";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { prepareSandbox, withSandbox } from "../config/sandbox-section.js";
+import { prepareWebTools } from "../config/web-section.js";
 import { systemClock } from "../core/clock.js";
 import { randomIds } from "../core/ids.js";
 import { createModel } from "../llm/create-model.js";
@@ -26,6 +27,7 @@ import { type DataDirLock, lockDataDirOrThrow } from "../storage/sqlite/data-dir
 import { openSqliteStore, type SqliteStore } from "../storage/sqlite/sqlite-store.js";
 import type { Store } from "../storage/store.js";
 import type { SandboxDetection } from "../tools/sandbox/sandbox.js";
+import type { WebSettings } from "../tools/web/web-settings.js";
 import type { Services } from "./app.js";
 import { startToolSources } from "./tool-sources.js";
 
@@ -58,6 +60,8 @@ export interface Assembled {
   config: HoldfastConfig;
   /** The sandbox shell commands run in, or why the shell is not offered. */
   sandbox: SandboxDetection;
+  /** What the web tools may reach, and the search provider if there is one. */
+  web: WebSettings;
   /** Interrupted sessions that could not resume at start-up (they retry on next use). */
   failedToResume: { agentId: string; error: unknown }[];
   /** Chain runs that could not carry on at start-up (their chain changed); they failed. */
@@ -103,10 +107,13 @@ async function wire(
     ? { config: withSandbox(options.config, options.sandbox), detection: options.sandbox }
     : await prepareSandbox(options.config, [dataDir, ...(options.hiddenPaths ?? [])]);
   const { detection } = prepared;
+  // Without a search provider (or its key) web_search is withheld, with the reason.
+  const { config: withWeb, web } = prepareWebTools(prepared.config, env);
   const sources = await startToolSources({
-    config: prepared.config,
+    config: withWeb,
     store,
     sandbox: detection.ok ? detection.sandbox : null,
+    web,
     clock: systemClock,
     ...(options.onMcpEvent ? { log: options.onMcpEvent } : {}),
   });
@@ -165,6 +172,7 @@ async function wire(
   return {
     config,
     sandbox: detection,
+    web,
     failedToResume,
     chainsFailed,
     services: {

@@ -3,15 +3,17 @@ import type { HoldfastConfig } from "../config/config-file.js";
 import { builtinToolImplementations } from "../tools/registry.js";
 import type { Sandbox } from "../tools/sandbox/sandbox.js";
 import type { ToolImplementation } from "../tools/tool.js";
+import type { WebSettings } from "../tools/web/web-settings.js";
 
 /**
- * The built-in tool source: every built-in implementation, the shell only with a sandbox, and
- * the spawn tools, which need the type registry. What it lacks of the declared built-in tools
+ * The built-in tool source: every built-in implementation, the shell only with a sandbox, the
+ * web tools with the server's web settings, and the spawn tools, which need the type registry. What it lacks of the declared built-in tools
  * the live catalogue withholds with the reason.
  */
 export function builtinImplementations(
   config: HoldfastConfig,
   sandbox: Sandbox | null,
+  web?: WebSettings,
 ): ToolImplementation[] {
-  return [...builtinToolImplementations(sandbox).values(), ...spawnTools(config.registry)];
+  return [...builtinToolImplementations(sandbox, web).values(), ...spawnTools(config.registry)];
 }

@@ -1,7 +1,7 @@
 import type { LoopEvent } from "../agent/events.js";
 import type { AgentMessage } from "../records/messages.js";
 import { lettaMessages } from "../service/letta-views.js";
-import { usageView } from "../service/message-service.js";
+import { INPUT_TYPES, usageView } from "../service/message-service.js";
 
 /** One SSE frame: `data:` JSON, and an `event:` name only for errors (Letta's framing). */
 export interface Frame {
@@ -60,7 +60,8 @@ export class FrameMapper {
 
   /** A message; one relayed from a sub-agent (an approval it waits for) names that agent. */
   #message(message: AgentMessage, from?: string): Frame[] {
-    if (message.message_type === "user_message" || this.#streamedIds.has(message.id)) return [];
+    // The caller's own input (its message, its answer to approvals) is not echoed, as in Letta.
+    if (INPUT_TYPES.has(message.message_type) || this.#streamedIds.has(message.id)) return [];
     return lettaMessages([message])
       .filter((shown) => !this.only || this.only.includes(shown.message_type))
       .map((shown) => this.#json(from ? { ...shown, agent_id: from } : shown));

@@ -5,6 +5,7 @@ import { LiveToolCatalogue } from "../tools/live-catalogue.js";
 import { McpHub } from "../tools/mcp/mcp-hub.js";
 import { McpServerConfig } from "../tools/mcp/mcp-server-config.js";
 import type { Sandbox } from "../tools/sandbox/sandbox.js";
+import type { WebSettings } from "../tools/web/web-settings.js";
 import { builtinImplementations } from "./builtin-tools.js";
 
 /** How long start-up waits for MCP servers to connect before serving without them. */
@@ -27,11 +28,12 @@ export async function startToolSources(options: {
   config: HoldfastConfig;
   store: Store;
   sandbox: Sandbox | null;
+  web?: WebSettings;
   clock: Clock;
   log?: (message: string) => void;
 }): Promise<ToolSources> {
   const { config, store, clock, log } = options;
-  const builtin = builtinImplementations(config, options.sandbox);
+  const builtin = builtinImplementations(config, options.sandbox, options.web);
   const catalogue = new LiveToolCatalogue(config.catalogue, builtin);
   const hub = new McpHub({ catalogue, clock, ...(log ? { log } : {}) });
   for (const [name, server] of Object.entries(config.mcpServers)) hub.add(name, server, "config");

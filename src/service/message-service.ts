@@ -1,11 +1,12 @@
 import { ValidationError } from "../core/errors.js";
 import type { RunVerification } from "../records/agent-record.js";
-import type { AgentMessage, StopReason } from "../records/messages.js";
+import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import type { Usage } from "../records/session-state.js";
 import type { AgentEvent } from "../runtime/agent-events.js";
 import type { RunOutcome, SendOptions } from "../runtime/engine.js";
 import { refuseWhileApprovalPending } from "../runtime/outcomes.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
+import { checkRequest } from "./client-tool-check.js";
 import { lettaMessages } from "./letta-views.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
 
@@ -30,10 +31,7 @@ export function usageView(usage: Usage) {
 /** What one request asks the agent to do: a user message, or answers to approvals. */
 type Input =
   | { kind: "message"; content: string; otid: string | null }
-  | {
-      kind: "approvals";
-      decisions: { tool_call_id: string; approve: boolean; reason: string | null }[];
-    };
+  | { kind: "approvals"; decisions: ApprovalDecision[] };
 
 function inputOf(body: SendMessagesRequest): Input {
   const messages = body.messages ?? [];
@@ -44,25 +42,28 @@ function inputOf(body: SendMessagesRequest): Input {
         { path: "messages", message: "send approvals alone" },
       ]);
     }
-    const decisions = approval.approvals.map((a) => ({
-      tool_call_id: a.tool_call_id,
-      approve: a.approve,
-      reason: a.reason ?? null,
-    }));
+    const decisions = approval.approvals.map(
+      (a): ApprovalDecision =>
+        a.type === "tool"
+          ? {
+              type: "tool",
+              tool_call_id: a.tool_call_id,
+              tool_return: textOf(a.tool_return),
+              status: a.status,
+            }
+          : { tool_call_id: a.tool_call_id, approve: a.approve, reason: a.reason ?? null },
+    );
     return { kind: "approvals", decisions };
   }
-  const texts = messages.map((m) =>
-    "content" in m
-      ? typeof m.content === "string"
-        ? m.content
-        : m.content.map((p) => p.text).join("")
-      : "",
-  );
+  const texts = messages.map((m) => ("content" in m ? textOf(m.content) : ""));
   if (body.input !== undefined) texts.push(body.input);
   const first = messages[0];
   const otid = first && "otid" in first ? (first.otid ?? null) : null;
   return { kind: "message", content: texts.join("\n\n"), otid };
 }
+
+const textOf = (content: string | readonly { text: string }[]) =>
+  typeof content === "string" ? content : content.map((part) => part.text).join("");
 
 /** Messages of an agent: sending (sync or streamed), listing, cancelling. */
 export class MessageService {
@@ -77,8 +78,10 @@ export class MessageService {
     agentId: string,
     body: SendMessagesRequest,
   ): Promise<LettaResponse> {
-    await requireAgent(this.ctx, projectId, agentId);
-    return responseOf(await this.#run(agentId, body, inputOf(body), {}), body);
+    const agent = await requireAgent(this.ctx, projectId, agentId);
+    const input = inputOf(body);
+    const clientTools = await checkRequest(this.ctx, agent, body, input);
+    return responseOf(await this.#run(agentId, body, input, clientTools), body);
   }
 
   /**
@@ -91,8 +94,9 @@ export class MessageService {
     body: SendMessagesRequest,
     write: (event: AgentEvent) => void,
   ): Promise<void> {
-    await requireAgent(this.ctx, projectId, agentId);
+    const agent = await requireAgent(this.ctx, projectId, agentId);
     const input = inputOf(body);
+    const clientTools = await checkRequest(this.ctx, agent, body, input);
     const runId =
       input.kind === "message"
         ? this.ctx.ids.next("run")
@@ -101,7 +105,10 @@ export class MessageService {
       if (event.runId === runId) write(event);
     });
     try {
-      const outcome = await this.#run(agentId, body, input, runId ? { runId } : {});
+      const outcome = await this.#run(agentId, body, input, {
+        ...clientTools,
+        ...(runId ? { runId } : {}),
+      });
       if (outcome.duplicate) replay(agentId, outcome, write);
     } finally {
       unsubscribe();
@@ -121,8 +128,10 @@ export class MessageService {
    * sub-agents wait for.
    */
   async precheck(projectId: string, agentId: string, body: SendMessagesRequest): Promise<void> {
-    await requireAgent(this.ctx, projectId, agentId);
-    if (inputOf(body).kind === "approvals") return;
+    const agent = await requireAgent(this.ctx, projectId, agentId);
+    const input = inputOf(body);
+    await checkRequest(this.ctx, agent, body, input);
+    if (input.kind === "approvals") return;
     const session = await this.ctx.store.loadSession(agentId);
     if (session) await refuseWhileApprovalPending(this.ctx.store, agentId, session);
   }
@@ -140,13 +149,22 @@ export class MessageService {
   }
 }
 
+/**
+ * What the caller sent, which Letta's answers leave out: its message, and its answer to
+ * approvals (so an answer with a client tool's result starts with that tool return, as Letta's).
+ */
+export const INPUT_TYPES: ReadonlySet<string> = new Set([
+  "user_message",
+  "approval_response_message",
+]);
+
 /** Letta's response for a run's outcome, with approvals its sub-agents wait for. */
 export function responseOf(
   outcome: RunOutcome,
   body: { include_return_message_types?: string[] | null | undefined },
 ): LettaResponse {
   const only = body.include_return_message_types;
-  const own = lettaMessages(outcome.messages.filter((m) => m.message_type !== "user_message"));
+  const own = lettaMessages(outcome.messages.filter((m) => !INPUT_TYPES.has(m.message_type)));
   const below = outcome.childApprovals.map((a) => ({ ...a.message, agent_id: a.agentId }));
   const messages = [...own, ...below];
   return {

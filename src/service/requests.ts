@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ClientTool } from "../records/client-tool.js";
 import { FreeFormObject } from "../records/free-form-json.js";
 import { ToolRule } from "../records/tool-rule.js";
 
@@ -63,19 +64,31 @@ export type UpdateBlockRequest = z.infer<typeof UpdateBlockRequest>;
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string().max(1_000_000) });
 
-/** One input message: a user message, or a human's answer to pending approvals. */
+/** A human's decision on a call waiting for approval. */
+const ApprovalEntry = z.object({
+  type: z.literal("approval").optional(),
+  tool_call_id: z.string().min(1).max(200),
+  approve: z.boolean(),
+  reason: z.string().max(10_000).nullish(),
+});
+
+/** A client's result for a call of one of its client tools (Letta's `ToolReturn`). */
+const ToolReturnEntry = z.object({
+  type: z.literal("tool"),
+  tool_call_id: z.string().min(1).max(200),
+  /** Text, or text parts (joined); images are not supported in tool returns here. */
+  tool_return: z.union([z.string().max(1_000_000), z.array(TextPart).min(1).max(100)]),
+  status: z.enum(["success", "error"]),
+  stdout: z.array(z.string().max(100_000)).max(1000).nullish(),
+  stderr: z.array(z.string().max(100_000)).max(1000).nullish(),
+});
+
+/** One input message: a user message, or answers to pending approvals and client tool calls. */
 export const MessageCreate = z.union([
   z.object({
     type: z.literal("approval"),
     approvals: z
-      .array(
-        z.object({
-          type: z.literal("approval").optional(),
-          tool_call_id: z.string().min(1).max(200),
-          approve: z.boolean(),
-          reason: z.string().max(10_000).nullish(),
-        }),
-      )
+      .array(z.discriminatedUnion("type", [ToolReturnEntry, ApprovalEntry]))
       .min(1)
       .max(100),
   }),
@@ -112,6 +125,8 @@ export const SendMessagesRequest = z
     max_steps: z.int().min(1).max(1000).optional(),
     /** Only these message types in the answer (Letta's filter). */
     include_return_message_types: z.array(MessageType).max(20).nullish(),
+    /** Tools the caller runs itself, offered for this run only. */
+    client_tools: z.array(ClientTool).max(100).nullish(),
   })
   .refine((body) => body.messages !== undefined || body.input !== undefined, {
     message: "send either 'messages' or 'input'",

@@ -120,10 +120,10 @@ describe("ToolService", () => {
   it("detaching an attached tool removes it from include as well", async () => {
     const { tools, store, create } = kit();
     const id = await create();
-    await tools.attach(PROJECT, id, "tool-web_search");
-    await tools.detach(PROJECT, id, "tool-web_search");
+    await tools.attach(PROJECT, id, "tool-web_fetch");
+    await tools.detach(PROJECT, id, "tool-web_fetch");
     expect((await store.getAgent(id))?.overrides).toEqual({
-      tools: { deny: ["web_search"] },
+      tools: { deny: ["web_fetch"] },
     });
   });
 

@@ -2,6 +2,7 @@ import type { Random } from "../core/random.js";
 import type { RunOutcome } from "../runtime/engine.js";
 import { PendingApprovalError } from "../runtime/outcomes.js";
 import { approvalsBelow } from "../runtime/sub-agents.js";
+import { answerFor, offersClientTool, SIM_CLIENT_TOOL } from "./client-tool-sim.js";
 import type { SimWorld } from "./sim-world.js";
 
 /** A message the simulated client sent: acknowledged once a send resolved. */
@@ -20,6 +21,8 @@ export interface OrchestrationCounts {
   cancels_mid_spawn: number;
   crashes_mid_spawn: number;
   child_messages: number;
+  /** Calls of the client's own tool it answered with a result. */
+  client_tool_returns: number;
 }
 
 /** What the chain workload did, for the summary. */
@@ -63,6 +66,7 @@ export function emptyLog(): WorkloadLog {
       cancels_mid_spawn: 0,
       crashes_mid_spawn: 0,
       child_messages: 0,
+      client_tool_returns: 0,
     },
     chains: {
       runs: [],
@@ -94,8 +98,9 @@ export async function send(
   const sent = log.messages.get(otid) ?? { otid, agentId, issuedAt: now(), ackedAt: null };
   log.messages.set(otid, sent);
   try {
+    const options = offersClientTool(otid) ? { clientTools: [SIM_CLIENT_TOOL] } : {};
     const result = await world.alive(
-      world.runtime.send(agentId, { content: `message ${otid}`, otid }),
+      world.runtime.send(agentId, { content: `message ${otid}`, otid }, options),
     );
     if (sent.ackedAt === null) sent.ackedAt = now();
     world.log(`send ${otid} -> ${result.duplicate ? "duplicate" : result.stopReason}`);
@@ -172,13 +177,18 @@ export async function approveAll(
     state?.phase === "awaiting_children"
       ? await approvalsBelow(world.store, agentId).catch(() => [])
       : [];
-  const ids = [
-    ...own.map((c) => c.tool_call.tool_call_id),
-    ...below.map((a) => a.message.tool_call.tool_call_id),
+  const decisions = [
+    // The client runs its own tools: it answers their calls with a result, not an approval.
+    ...own.map((call) => answerFor(call, state?.client_tools ?? [], approve)),
+    ...below.map((a) => ({
+      tool_call_id: a.message.tool_call.tool_call_id,
+      approve,
+      reason: approve ? null : "no",
+    })),
   ];
-  if (ids.length === 0) return;
+  if (decisions.length === 0) return;
   log.counts.approvals_through_parent += below.length;
-  const decisions = ids.map((id) => ({ tool_call_id: id, approve, reason: approve ? null : "no" }));
+  log.counts.client_tool_returns += decisions.filter((d) => "type" in d).length;
   await outcome(world, `approve ${agentId} ${approve}`, world.runtime.approve(agentId, decisions));
 }
 

@@ -2,6 +2,7 @@ import { checkToolCall, effectiveCapabilities } from "../types/capabilities.js";
 import { AgentOverrides } from "../types/overrides.js";
 import { type ChainSummary, chainInvariants } from "./chain-invariants.js";
 import type { WorkloadLog } from "./client-ops.js";
+import { clientToolInvariants } from "./client-tool-sim.js";
 import type { SimWorld } from "./sim-world.js";
 import { type SpawnSummary, spawnInvariants } from "./spawn-invariants.js";
 import { wakeUpInvariants } from "./wake-up-invariants.js";
@@ -64,6 +65,7 @@ export async function checkInvariants(
   violations.push(...(await forbiddenExecutions(world, log)));
   violations.push(...repeatedEffects(world));
   violations.push(...(await wakeUpInvariants(disk, [...log.agents.keys(), ...log.children])));
+  violations.push(...(await clientToolInvariants(disk, [...log.agents.keys()])));
   const spawned = await spawnInvariants(world, log);
   const chained = await chainInvariants(world, log);
   return {

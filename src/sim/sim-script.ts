@@ -27,6 +27,9 @@ export function simScript(random: Random): SimScript {
       return roll < 0.15 && offered.has("sim_lookup")
         ? call("sim_lookup", { key: "again" }, true)
         : reply(`done: ${last.content.slice(0, 40)}`);
+    // The client's own tool, when a message offers it; sometimes called with the wrong argument.
+    if (roll < 0.35 && offered.has("sim_client_lookup"))
+      return call("sim_client_lookup", roll < 0.05 ? { id: 1 } : { key: `c${roll}` }, true);
     const size = roll < 0.1 ? 6000 : randomInt(random, 5, 60);
     const text = "x".repeat(size);
     if (roll < 0.3 && offered.has("core_memory_append"))

@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { builtinConfig } from "../config/config-file.js";
+import { checkConfig } from "../config/config-file.js";
 import { effectiveCapabilities } from "./capabilities.js";
 
-const { registry, catalogue } = builtinConfig();
+/**
+ * The built-ins on a server with a search provider: what the types themselves grant. Without
+ * one, web_search is withheld for the server's reason (`src/config/web-section.test.ts`).
+ */
+const withSearch = checkConfig({
+  tools: { web: { search: { provider: "searxng", url: "http://127.0.0.1:8888" } } },
+});
+if (!withSearch.ok) throw new Error(JSON.stringify(withSearch.errors));
+const { registry, catalogue } = withSearch.config;
 
 /** The table of issue #2: what each built-in offers, with no per-agent overrides. */
 const EXPECTED: Record<

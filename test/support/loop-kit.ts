@@ -113,6 +113,6 @@ function transcriptLine(m: AgentMessage): string {
     case "tool_return_message":
       return `tool_return_message: ${m.name} ${m.status}: ${m.tool_return}`;
     case "approval_response_message":
-      return `approval_response_message: ${m.approvals.map((a) => `${a.approve ? "approve" : "deny"}`).join(",")}`;
+      return `approval_response_message: ${m.approvals.map((a) => ("type" in a ? `return:${a.status}` : a.approve ? "approve" : "deny")).join(",")}`;
   }
 }

@@ -73,25 +73,39 @@ export const editFileTool = defineTool({
 
 export const webSearchTool = defineTool({
   name: "web_search",
-  description: "Searches the web and returns titles, links and snippets.",
+  description:
+    "Searches the web with the server's search provider and returns a numbered list of " +
+    "results: title, URL and snippet. Read a result in full with web_fetch.",
   parameters: z.object({ query: str("What to search for.") }),
   risk: "read",
 });
 
 export const webFetchTool = defineTool({
   name: "web_fetch",
-  description: "Fetches a web page with GET and returns its text.",
-  parameters: z.object({ url: str("An http or https URL.") }),
+  description:
+    "Fetches a URL with GET and returns its content as text: HTML pages as markdown (links " +
+    "made absolute), other text as it is; binary files are refused. Follows a few redirects; " +
+    "large pages are cut. Private and loopback addresses are refused unless the server allows them.",
+  parameters: z.object({ url: str("An absolute http or https URL.") }),
   risk: "read",
 });
 
+export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
 export const httpRequestTool = defineTool({
   name: "http_request",
-  description: "Sends an HTTP request with any method and body to an external service.",
+  description:
+    "Sends an HTTP request to an external service and returns the status, headers and body " +
+    "(text; binary bodies are summarised). Any status is a result, not an error. Private and " +
+    "loopback addresses are refused unless the server allows them.",
   parameters: z.object({
-    method: str("GET, POST, PUT, PATCH or DELETE."),
-    url: str("The URL to call."),
-    body: str("The request body.").optional(),
+    method: z.enum(HTTP_METHODS).describe("The HTTP method."),
+    url: str("An absolute http or https URL."),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Request headers, e.g. {"content-type": "application/json"}.'),
+    body: str("The request body (not for GET or HEAD).").optional(),
   }),
   risk: "network",
 });

@@ -17,7 +17,7 @@ export { createShellImplementation } from "./shell-tool.js";
 /**
  * The workspace tools that run here: the file tools, confined to the agent's workspace root,
  * and the shell in `sandbox`; with `null` (no sandbox, and none not chosen) there is no shell.
- * The web, HTTP and sub-agent tools are declared but not implemented yet.
+ * The web and HTTP tools are in `../web`; the sub-agent tools by the loop (`agent/spawn-tools.ts`).
  */
 export function workspaceImplementations(sandbox: Sandbox | null): ToolImplementation[] {
   const shell = sandbox ? [createShellImplementation(sandbox)] : [];
