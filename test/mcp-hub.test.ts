@@ -26,9 +26,10 @@ afterEach(async () => {
 
 function newHub() {
   const catalogue = new LiveToolCatalogue(builtinToolCatalogue(), []);
-  const hub = new McpHub({ catalogue, clock: systemClock });
+  const logged: string[] = [];
+  const hub = new McpHub({ catalogue, clock: systemClock, log: (line) => logged.push(line) });
   hubs.push(hub);
-  return { catalogue, hub };
+  return { catalogue, hub, logged };
 }
 
 const context = (signal = new AbortSignal()): ToolContext => ({
@@ -164,10 +165,10 @@ describe("MCP servers as tool sources", () => {
     }
   }, 60_000);
 
-  it("speaks Streamable HTTP, and reconnects after the server restarts", async () => {
+  it("speaks Streamable HTTP, and reconnects after the server restarts, its secret in no message", async () => {
     const server = await startEverythingOverHttp();
     httpServers.push(server);
-    const { catalogue, hub } = newHub();
+    const { catalogue, hub, logged } = newHub();
     const entry = hub.add(
       "remote",
       McpServerConfig.parse({
@@ -191,6 +192,8 @@ describe("MCP servers as tool sources", () => {
     expect(await run(catalogue, "echo", { message: "again" })).toMatchObject({
       output: "Echo: again",
     });
+    expect(logged.some((line) => line.includes("failed"))).toBe(true);
+    expect(logged.join("\n")).not.toContain("s3cret");
   });
 
   it("leaves out filesystem tools whose names built-in tools have, unless the server has a prefix", async () => {

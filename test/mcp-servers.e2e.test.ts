@@ -201,7 +201,7 @@ describe("MCP servers through Letta's routes", () => {
     });
   }, 90_000);
 
-  it("removes a deleted server's tools from the agent's next turn", async () => {
+  it("changes, then removes, a server's tools from the agent's next turn", async () => {
     const client = await start();
     const added = await client.mcpServers.create({
       server_name: "everything",
@@ -212,11 +212,26 @@ describe("MCP servers through Letta's routes", () => {
     await toolTurn(client, agent.id, 'call echo {"message":"x"}');
     expect(requests.at(-1)?.tools.map((tool) => tool.name)).toContain("echo");
 
+    // Letta's update: null keeps a field; Holdfast's tool_prefix renames the server's tools.
+    const changed = await client.mcpServers.update(added.id ?? "", {
+      config: { mcp_server_type: "stdio", command: null, args: null, tool_prefix: "ev_" } as never,
+    });
+    expect(changed).toMatchObject({ id: added.id, command: process.execPath });
+    expect((changed as unknown as { tool_names: string[] }).tool_names).toContain("ev_echo");
+    const renamed = await toolTurn(client, agent.id, 'call echo {"message":"x"}');
+    expect(renamed.status).toBe("error");
+    expect(requests.at(-1)?.tools.map((tool) => tool.name)).not.toContain("echo");
+    await client.agents.tools.attach("tool-ev_echo", { agent_id: agent.id });
+    expect(await toolTurn(client, agent.id, 'call ev_echo {"message":"z"}')).toEqual({
+      status: "success",
+      output: "Echo: z",
+    });
+
     await client.mcpServers.delete(added.id ?? "");
     expect(await client.mcpServers.list()).toEqual([]);
     const after = await toolTurn(client, agent.id, 'call echo {"message":"y"}');
     expect(after.status).toBe("error");
-    expect(requests.at(-1)?.tools.map((tool) => tool.name)).not.toContain("echo");
+    expect(requests.at(-1)?.tools.map((tool) => tool.name)).not.toContain("ev_echo");
     expect(await agentTools(client, agent.id)).not.toContain("echo");
   });
 });

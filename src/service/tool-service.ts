@@ -107,9 +107,12 @@ export class ToolService {
           ? { allow: [...own.allow, tool.name] }
           : {}),
       });
-      const errors = checkOverrides(agent.type, overrides, this.ctx.config.catalogue).map((e) =>
-        e.path.startsWith("tools.include.") ? { ...e, path: "tool_id" } : e,
-      );
+      // Only this tool's entry counts: one included before whose source has gone since (an MCP
+      // server removed or renamed) is merely withheld, and must not block attaching another.
+      const entry = `tools.include.${(own.include ?? []).length}`;
+      const errors = checkOverrides(agent.type, overrides, this.ctx.config.catalogue)
+        .filter((e) => !e.path.startsWith("tools.include.") || e.path === entry)
+        .map((e) => (e.path === entry ? { ...e, path: "tool_id" } : e));
       const withheld = this.capabilitiesOf(agent.type, overrides).withheld.find(
         (w) => w.name === tool.name,
       );
