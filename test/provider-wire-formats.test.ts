@@ -179,6 +179,31 @@ describe.each(PROVIDER_CASES)("a turn against a fake $name server", (provider) =
     expect(text.join("")).toBe("Hello Ada, welcome back.");
   });
 
+  // OpenAI's own chat completions never carry reasoning text, only its token count.
+  it.runIf(provider.streamsReasoning)(
+    "streams the model's reasoning token by token as a reasoning_message before the answer",
+    async () => {
+      const reasoning = "Ada introduced herself; greet her.";
+      const server = await serve(provider, [{ type: "completion", reasoning, text: "Hello Ada." }]);
+      const { kit, result } = await turn(provider, server, "letta_v1_agent");
+
+      expect(result.stopReason).toBe("end_turn");
+      expect(transcript(await kit.messages())).toEqual([
+        "user_message: I am Ada",
+        `reasoning_message: ${reasoning}`,
+        "assistant_message: Hello Ada.",
+      ]);
+      const deltas = kit.events.flatMap((e) => (e.type === "delta" ? [e] : []));
+      const thought = deltas.filter((d) => d.message_type === "reasoning_message");
+      expect(thought.length).toBeGreaterThan(1);
+      expect(thought.map((d) => ("text" in d ? d.text : "")).join("")).toBe(reasoning);
+      const firstAnswer = deltas.findIndex((d) => d.message_type === "assistant_message");
+      expect(
+        deltas.slice(0, firstAnswer).every((d) => d.message_type === "reasoning_message"),
+      ).toBe(true);
+    },
+  );
+
   it("reads the provider's non-streamed JSON reply with text and two tool calls", async () => {
     const server = await serve(provider, [
       { ...TWO_CALLS[0], type: "completion", usage: { promptTokens: 31, completionTokens: 9 } },

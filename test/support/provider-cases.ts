@@ -29,6 +29,8 @@ export interface ProviderCase {
   midStream: FailureKind[];
   /** Whether the provider marks refusals. */
   refuses: boolean;
+  /** Whether the wire format carries the model's reasoning text at all. */
+  streamsReasoning: boolean;
   /** The tool results a request body carries back to the model. */
   toolResults(body: Body): number;
 }
@@ -52,6 +54,8 @@ export const PROVIDER_CASES: ProviderCase[] = [
     failures: ALL,
     midStream: [],
     refuses: true,
+    // OpenAI's chat completions never return reasoning text (only its token count).
+    streamsReasoning: false,
     toolResults: chatToolResults,
   },
   {
@@ -64,6 +68,7 @@ export const PROVIDER_CASES: ProviderCase[] = [
     failures: ALL,
     midStream: ["server"],
     refuses: true,
+    streamsReasoning: true,
     toolResults: (body) => list(body.input).filter((i) => i.type === "function_call_output").length,
   },
   {
@@ -76,6 +81,7 @@ export const PROVIDER_CASES: ProviderCase[] = [
     failures: ALL,
     midStream: ["overloaded"],
     refuses: true,
+    streamsReasoning: true,
     toolResults: (body) =>
       list(body.messages)
         .flatMap((m) => list(m.content))
@@ -93,6 +99,7 @@ export const PROVIDER_CASES: ProviderCase[] = [
     failures: ALL,
     midStream: [],
     refuses: true,
+    streamsReasoning: true,
     toolResults: (body) =>
       list(body.contents)
         .flatMap((c) => list(c.parts))
@@ -108,6 +115,7 @@ export const PROVIDER_CASES: ProviderCase[] = [
     failures: ["server", "overloaded"],
     midStream: [],
     refuses: false,
+    streamsReasoning: true,
     toolResults: chatToolResults,
   },
 ];

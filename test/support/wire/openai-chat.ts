@@ -83,6 +83,8 @@ interface ChatDialect {
   /** Sends each tool call whole in one chunk, as Ollama does, instead of in fragments. */
   wholeToolCalls?: boolean;
   systemFingerprint?: string;
+  /** The field reasoning travels in: `reasoning_content` (DeepSeek, vLLM) or `reasoning`. */
+  reasoningField: "reasoning_content" | "reasoning";
   failure(failure: ScriptedFailure): HttpReply | SseFrame | undefined;
   error(status: number, message: string, code: string | undefined): unknown;
 }
@@ -111,7 +113,7 @@ function chatWire(dialect: ChatDialect): WireFormat {
           message: {
             role: "assistant",
             content: reply.text ?? null,
-            ...(reply.reasoning !== undefined && { reasoning_content: reply.reasoning }),
+            ...(reply.reasoning !== undefined && { [dialect.reasoningField]: reply.reasoning }),
             ...(reply.refusal !== undefined && { refusal: reply.refusal }),
             ...(reply.toolCalls?.length && {
               tool_calls: reply.toolCalls.map((call) => ({
@@ -143,7 +145,8 @@ function chatWire(dialect: ChatDialect): WireFormat {
       const delta = (value: Record<string, unknown>) =>
         chunk([{ index: 0, delta: value, finish_reason: null }]);
       delta({ role: "assistant", content: "" });
-      for (const piece of split(reply.reasoning ?? "", 6)) delta({ reasoning_content: piece });
+      for (const piece of split(reply.reasoning ?? "", 6))
+        delta({ [dialect.reasoningField]: piece });
       for (const piece of split(reply.text ?? "", 6)) delta({ content: piece });
       for (const piece of split(reply.refusal ?? "", 6)) delta({ refusal: piece });
       for (const [index, call] of (reply.toolCalls ?? []).entries()) {
@@ -170,18 +173,22 @@ function chatWire(dialect: ChatDialect): WireFormat {
 /** OpenAI chat completions (`POST /v1/chat/completions`). */
 export const openAiChatWire: WireFormat = chatWire({
   name: "OpenAI chat completions",
+  // OpenAI itself never returns reasoning here; servers speaking its format do, in this field.
+  reasoningField: "reasoning_content",
   error: (_status, message, code) => errorBody(message, "fake_error", code ?? null),
   failure: openAiFailure,
 });
 
 /**
  * Ollama's OpenAI-compatible endpoint (`POST /v1/chat/completions`): each tool call arrives
- * whole in one chunk, chunks carry `fp_ollama`, and errors are `api_error`s. Ollama answers
+ * whole in one chunk, chunks carry `fp_ollama`, a thinking model's thoughts travel in
+ * `reasoning`, and errors are `api_error`s. Ollama answers
  * 503 when its queue is full and 500 when the runner dies; it never sends 429, and it
  * truncates an over-long prompt instead of refusing it, so those two failures do not exist.
  */
 export const ollamaWire: WireFormat = chatWire({
   name: "Ollama",
+  reasoningField: "reasoning",
   wholeToolCalls: true,
   systemFingerprint: "fp_ollama",
   error: (_status, message) => errorBody(message, "api_error", null),
