@@ -14,6 +14,7 @@ import {
 } from "./support/fake-provider-server.js";
 import { loopKit, transcript } from "./support/loop-kit.js";
 import { PROVIDER_CASES, type ProviderCase } from "./support/provider-cases.js";
+import { geminiWire } from "./support/wire/gemini.js";
 
 /** A memgpt turn: two tool calls in one response, then the answer through send_message. */
 const TWO_CALLS: ScriptedCompletion[] = [
@@ -140,8 +141,12 @@ describe.each(PROVIDER_CASES)("a turn against a fake $name server", (provider) =
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests;
     expect(first?.path).toBe(second?.path);
-    expect(provider.toolResults(first?.body ?? {})).toBe(0);
-    expect(provider.toolResults(second?.body ?? {})).toBe(2);
+    expect(provider.toolResults(first?.body ?? {})).toEqual([]);
+    expect(provider.toolResults(second?.body ?? {})).toEqual(
+      provider.wire === geminiWire
+        ? ["core_memory_append", "conversation_search"]
+        : ["call_1", "call_2"],
+    );
     expect(JSON.stringify(first?.body)).toContain("core_memory_append");
   });
 
@@ -233,6 +238,19 @@ describe.each(PROVIDER_CASES)("a turn against a fake $name server", (provider) =
     // Backoff starts near one second; only a provider's own wait makes it seven.
     if (kind === "rate_limit") expect(sleeps[0]).toBe(7_000);
     else expect(sleeps[0]).toBeLessThanOrEqual(1_000);
+  });
+
+  it("ends the turn with llm_api_error once a provider stays overloaded past the retry budget", async () => {
+    const overloaded: ScriptedReply = { type: "failure", kind: "overloaded" };
+    const server = await serve(provider, [overloaded, overloaded, overloaded, overloaded]);
+    const { kit, result, sleeps } = await turn(provider, server);
+
+    expect(result.stopReason).toBe("llm_api_error");
+    expect(server.requests).toHaveLength(4);
+    expect(sleeps).toHaveLength(3);
+    expect(kit.events.filter((e) => e.type === "error")).toEqual([
+      { type: "error", retryable: true, message: expect.stringMatching(/overloaded|busy/i) },
+    ]);
   });
 
   it.each(provider.failures)("classifies a %s failure by its kind", async (kind) => {

@@ -197,6 +197,7 @@ async function answer(
   }
 }
 
+/** A failure the format cannot send is a mistake in the test: say so in a loud 500. */
 function sendFailure(
   wire: WireFormat,
   res: ServerResponse,
@@ -204,13 +205,18 @@ function sendFailure(
   stream: boolean,
 ) {
   const rendered = wire.failure(reply);
-  if (!rendered) throw new Error(`${wire.name} does not send a ${reply.kind} failure`);
-  if ("status" in rendered) {
+  const mistake = !rendered
+    ? `${wire.name} does not send a ${reply.kind} failure`
+    : !("status" in rendered) && !stream
+      ? `${wire.name}: a mid-stream ${reply.kind} needs a streaming request`
+      : undefined;
+  if (mistake !== undefined || !rendered) {
+    const message = `fake server: ${mistake}`;
+    sendJson(res, { status: 500, body: wire.error(500, message, undefined) });
+  } else if ("status" in rendered) {
     sendJson(res, rendered);
-  } else if (stream) {
-    sendStream(res, [rendered]);
   } else {
-    throw new Error(`${wire.name}: a mid-stream ${reply.kind} needs a streaming request`);
+    sendStream(res, [rendered]);
   }
 }
 

@@ -31,8 +31,11 @@ export interface ProviderCase {
   refuses: boolean;
   /** Whether the wire format carries the model's reasoning text at all. */
   streamsReasoning: boolean;
-  /** The tool results a request body carries back to the model. */
-  toolResults(body: Body): number;
+  /**
+   * The tool results a request body carries back to the model, by the call id they answer
+   * (by function name for Gemini, whose calls have no ids).
+   */
+  toolResults(body: Body): string[];
 }
 
 const openAiEnv = (fake: FakeProviderServer) => ({
@@ -40,7 +43,8 @@ const openAiEnv = (fake: FakeProviderServer) => ({
   OPENAI_BASE_URL: fake.baseUrl,
 });
 
-const chatToolResults = (body: Body) => list(body.messages).filter((m) => m.role === "tool").length;
+const chatToolResults = (body: Body) =>
+  list(body.messages).flatMap((m) => (m.role === "tool" ? [String(m.tool_call_id)] : []));
 
 const ALL: FailureKind[] = ["rate_limit", "server", "overloaded", "context_too_long"];
 
@@ -69,7 +73,10 @@ export const PROVIDER_CASES: ProviderCase[] = [
     midStream: ["server"],
     refuses: true,
     streamsReasoning: true,
-    toolResults: (body) => list(body.input).filter((i) => i.type === "function_call_output").length,
+    toolResults: (body) =>
+      list(body.input).flatMap((i) =>
+        i.type === "function_call_output" ? [String(i.call_id)] : [],
+      ),
   },
   {
     name: "Anthropic Messages",
@@ -85,7 +92,7 @@ export const PROVIDER_CASES: ProviderCase[] = [
     toolResults: (body) =>
       list(body.messages)
         .flatMap((m) => list(m.content))
-        .filter((part) => part.type === "tool_result").length,
+        .flatMap((part) => (part.type === "tool_result" ? [String(part.tool_use_id)] : [])),
   },
   {
     name: "Google Gemini",
@@ -103,7 +110,10 @@ export const PROVIDER_CASES: ProviderCase[] = [
     toolResults: (body) =>
       list(body.contents)
         .flatMap((c) => list(c.parts))
-        .filter((part) => part.functionResponse !== undefined).length,
+        .flatMap((part) => {
+          const response = part.functionResponse as { name?: string } | undefined;
+          return response ? [String(response.name)] : [];
+        }),
   },
   {
     name: "Ollama",
