@@ -72,8 +72,10 @@ const LABELS: Record<ProviderName, string> = {
 };
 
 /** Which entry of the settings serves a provider: Responses uses OpenAI's key and URL. */
-function settingsKey(provider: Exclude<ProviderName, "sim" | "ollama">): keyof ProviderSettings {
-  return provider === "openai-responses" ? "openai" : provider;
+function settingsKey<P extends ProviderName>(
+  provider: P,
+): Exclude<P, "openai-responses"> | "openai" {
+  return (provider === "openai-responses" ? "openai" : provider) as Exclude<P, "openai-responses">;
 }
 
 /** An env variable's value, with an empty string counted as unset (`KEY=` in a .env file). */
@@ -99,7 +101,7 @@ export function resolveProviderEndpoint(
     const trimmed = root.replace(/\/+$/, "");
     return { baseUrl: trimmed.endsWith("/v1") ? trimmed : `${trimmed}/v1` };
   }
-  const given = settings[settingsKey(provider)] as ProviderEndpoint | undefined;
+  const given = settings[settingsKey(provider)];
   const apiKey = given?.apiKey ?? fromEnv(env, names.apiKey);
   const baseUrl = given?.baseUrl ?? fromEnv(env, names.baseUrl);
   return {
@@ -131,7 +133,7 @@ export function checkProviderReady(
   const where = `model '${provider}/${model}'`;
   if (names.apiKey && provider !== "openai-compatible" && endpoint.apiKey === undefined) {
     return (
-      `${where} needs ${/^[AEIOU]/.test(label) ? "an" : "a"} ${label} API key: set ${names.apiKey} or '${provider === "openai-responses" ? "openai" : provider}.apiKey' ` +
+      `${where} needs ${/^[AEIOU]/.test(label) ? "an" : "a"} ${label} API key: set ${names.apiKey} or '${settingsKey(provider)}.apiKey' ` +
       "in the provider settings"
     );
   }
