@@ -106,6 +106,8 @@ function createLanguageModel(
       // The default `openai(model)` speaks the Responses API; we use chat completions so the
       // same wire format serves OpenAI, Ollama and every OpenAI-compatible server.
       return createOpenAI({ apiKey, baseURL }).chat(model);
+    case "openai-responses":
+      return createOpenAI({ apiKey, baseURL }).responses(model);
     case "anthropic":
       return createAnthropic({ apiKey, baseURL })(model);
     case "google":
@@ -168,7 +170,19 @@ async function generate(
     if (request.signal?.aborted) throw request.signal.reason;
     throw toModelError(error, clock.now());
   }
-  return builder.build();
+  return refusedOrAnswer(builder.build());
+}
+
+/**
+ * A refusal (finish reason `content_filter`, no tool call) is no answer for the loop to act
+ * on, and asking again gets the same refusal: it becomes a terminal `refused` error that
+ * carries whatever the provider said.
+ */
+function refusedOrAnswer(response: ModelResponse): ModelResponse {
+  if (response.finishReason !== "content_filter" || response.toolCalls.length > 0) return response;
+  const said = response.text.trim();
+  const message = `the model refused to answer (content filter)${said === "" ? "" : `: ${said}`}`;
+  throw new ModelError("refused", message);
 }
 
 /** Our conversation in the SDK's message format. */

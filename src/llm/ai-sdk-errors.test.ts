@@ -1,6 +1,11 @@
 import { APICallError, RetryError, StreamProviderError, ToolChoiceViolationError } from "ai";
 import { describe, expect, it } from "vitest";
-import { kindForStatus, parseRetryAfterMs, toModelError } from "./ai-sdk-errors.js";
+import {
+  kindForStatus,
+  parseGoogleRetryDelayMs,
+  parseRetryAfterMs,
+  toModelError,
+} from "./ai-sdk-errors.js";
 import { ModelError } from "./model-error.js";
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -133,5 +138,33 @@ describe("toModelError", () => {
     expect(toModelError(original, NOW).cause).toBe(original);
     const already = new ModelError("auth", "no");
     expect(toModelError(already, NOW)).toBe(already);
+  });
+});
+
+describe("parseGoogleRetryDelayMs", () => {
+  const body = (retryDelay: unknown) =>
+    JSON.stringify({
+      error: {
+        code: 429,
+        status: "RESOURCE_EXHAUSTED",
+        details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay }],
+      },
+    });
+
+  it("reads a RetryInfo detail's duration, whole or fractional seconds", () => {
+    expect(parseGoogleRetryDelayMs(body("27s"))).toBe(27_000);
+    expect(parseGoogleRetryDelayMs(body("0.25s"))).toBe(250);
+  });
+
+  it("is undefined without a RetryInfo, with a malformed duration, or for a body that is not JSON", () => {
+    expect(parseGoogleRetryDelayMs(undefined)).toBeUndefined();
+    expect(parseGoogleRetryDelayMs(body("soon"))).toBeUndefined();
+    expect(parseGoogleRetryDelayMs('{"error":{"message":"x"}}')).toBeUndefined();
+    expect(parseGoogleRetryDelayMs("RetryInfo but not json")).toBeUndefined();
+  });
+
+  it("gives a Gemini 429 its wait when no header says one", () => {
+    const error = toModelError(apiError(429, { responseBody: body("3s") }), NOW);
+    expect(error).toMatchObject({ kind: "rate_limit", retryAfterMs: 3_000 });
   });
 });

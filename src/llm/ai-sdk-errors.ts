@@ -66,6 +66,28 @@ export function parseRetryAfterMs(
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
+/**
+ * Google's APIs ask a client to wait in the error body, not a header: a
+ * `google.rpc.RetryInfo` detail whose `retryDelay` is a protobuf duration (`"27s"`, `"0.5s"`).
+ */
+export function parseGoogleRetryDelayMs(body: string | undefined): number | undefined {
+  if (!body?.includes("RetryInfo")) return undefined;
+  try {
+    const details = (JSON.parse(body) as { error?: { details?: unknown } }).error?.details;
+    if (!Array.isArray(details)) return undefined;
+    for (const detail of details as { "@type"?: unknown; retryDelay?: unknown }[]) {
+      const delay = typeof detail?.retryDelay === "string" ? detail.retryDelay : "";
+      const seconds = /^(\d+(?:\.\d+)?)s$/.exec(delay.trim())?.[1];
+      if (String(detail?.["@type"]).endsWith("google.rpc.RetryInfo") && seconds !== undefined) {
+        return Math.ceil(Number.parseFloat(seconds) * 1000);
+      }
+    }
+  } catch {
+    // A body that is not JSON says nothing about waiting.
+  }
+  return undefined;
+}
+
 /** Maps an HTTP status (or its in-stream equivalent) to our kind. */
 export function kindForStatus(status: number, text: string): ModelErrorKind {
   if (status === 408) return "timeout";
@@ -147,7 +169,10 @@ export function toModelError(error: unknown, nowMs: number): ModelError {
       return make(code && TIMEOUT_CODES.has(code) ? "timeout" : "network");
     }
     const kind = kindForStatus(error.statusCode, `${message} ${error.responseBody ?? ""}`);
-    return make(kind, parseRetryAfterMs(error.responseHeaders, nowMs));
+    const retryAfterMs =
+      parseRetryAfterMs(error.responseHeaders, nowMs) ??
+      parseGoogleRetryDelayMs(error.responseBody);
+    return make(kind, retryAfterMs);
   }
   if (StreamProviderError.isInstance(error)) {
     const words = `${error.type ?? ""} ${error.code ?? ""} ${message}`;

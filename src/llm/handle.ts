@@ -1,11 +1,13 @@
 import { ValidationError } from "../core/errors.js";
 
 /**
- * The model providers Holdfast can reach. `ollama` and `openai-compatible` both speak the
- * OpenAI chat-completions wire format; `sim` is the scripted, key-free model.
+ * The model providers Holdfast can reach. `openai`, `ollama` and `openai-compatible` speak the
+ * OpenAI chat-completions wire format; `openai-responses` is OpenAI's Responses API with the
+ * `openai` key and base URL; `sim` is the scripted, key-free model.
  */
 export const PROVIDERS = [
   "openai",
+  "openai-responses",
   "anthropic",
   "google",
   "ollama",

@@ -1,8 +1,9 @@
 import { HoldfastError } from "../core/errors.js";
 
 /**
- * Why a model call failed. `timeout`, `rate_limit`, `overloaded` and `server` are transient;
- * the rest will fail again the same way.
+ * Why a model call failed. `timeout`, `rate_limit`, `overloaded`, `server` and `network` are
+ * transient; the rest will fail again the same way. `refused` is the provider declining to
+ * answer (OpenAI's `refusal`, Anthropic's `refusal` stop reason, Gemini's `SAFETY` block).
  */
 export type ModelErrorKind =
   | "timeout"
@@ -14,6 +15,7 @@ export type ModelErrorKind =
   | "bad_request"
   | "not_found"
   | "context_overflow"
+  | "refused"
   | "invalid_response";
 
 const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set([

@@ -87,6 +87,28 @@ describe("checkProviderReady", () => {
     expect(checkProviderReady("openai/gpt-4o", { openai: { apiKey: "k" } }, {})).toBeUndefined();
   });
 
+  it("serves OpenAI Responses handles with OpenAI's key and base URL", () => {
+    const settings = { openai: { apiKey: "k", baseUrl: "http://proxy/v1" } };
+    expect(resolveProviderEndpoint("openai-responses", settings, {})).toEqual({
+      apiKey: "k",
+      baseUrl: "http://proxy/v1",
+    });
+    expect(checkProviderReady("openai-responses/gpt-5-mini", {}, {})).toMatch(
+      /OPENAI_API_KEY or 'openai.apiKey'/,
+    );
+  });
+
+  it("reads Google's base URL from GOOGLE_GENERATIVE_AI_BASE_URL", () => {
+    const env = {
+      GOOGLE_GENERATIVE_AI_API_KEY: "g",
+      GOOGLE_GENERATIVE_AI_BASE_URL: "http://g/v1beta",
+    };
+    expect(resolveProviderEndpoint("google", {}, env)).toEqual({
+      apiKey: "g",
+      baseUrl: "http://g/v1beta",
+    });
+  });
+
   it("returns the handle's own error for a malformed handle", () => {
     expect(checkProviderReady("nope/x", {}, {})).toMatch(/known providers/);
   });

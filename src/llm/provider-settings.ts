@@ -50,8 +50,9 @@ export const DEFAULT_OLLAMA_BASE_URL = "http://localhost:11434";
 /** The conventional env variable names, per provider (the AI SDK's own names). */
 const ENV_NAMES: Record<ProviderName, { apiKey?: string; baseUrl?: string }> = {
   openai: { apiKey: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" },
+  "openai-responses": { apiKey: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" },
   anthropic: { apiKey: "ANTHROPIC_API_KEY", baseUrl: "ANTHROPIC_BASE_URL" },
-  google: { apiKey: "GOOGLE_GENERATIVE_AI_API_KEY" },
+  google: { apiKey: "GOOGLE_GENERATIVE_AI_API_KEY", baseUrl: "GOOGLE_GENERATIVE_AI_BASE_URL" },
   ollama: { baseUrl: "OLLAMA_BASE_URL" },
   "openai-compatible": {
     apiKey: "OPENAI_COMPATIBLE_API_KEY",
@@ -62,12 +63,20 @@ const ENV_NAMES: Record<ProviderName, { apiKey?: string; baseUrl?: string }> = {
 
 const LABELS: Record<ProviderName, string> = {
   openai: "OpenAI",
+  "openai-responses": "OpenAI",
   anthropic: "Anthropic",
   google: "Google",
   ollama: "Ollama",
   "openai-compatible": "OpenAI-compatible",
   sim: "sim",
 };
+
+/** Which entry of the settings serves a provider: Responses uses OpenAI's key and URL. */
+function settingsKey<P extends ProviderName>(
+  provider: P,
+): Exclude<P, "openai-responses"> | "openai" {
+  return (provider === "openai-responses" ? "openai" : provider) as Exclude<P, "openai-responses">;
+}
 
 /** An env variable's value, with an empty string counted as unset (`KEY=` in a .env file). */
 function fromEnv(env: NodeJS.ProcessEnv, name: string | undefined): string | undefined {
@@ -92,7 +101,7 @@ export function resolveProviderEndpoint(
     const trimmed = root.replace(/\/+$/, "");
     return { baseUrl: trimmed.endsWith("/v1") ? trimmed : `${trimmed}/v1` };
   }
-  const given = settings[provider];
+  const given = settings[settingsKey(provider)];
   const apiKey = given?.apiKey ?? fromEnv(env, names.apiKey);
   const baseUrl = given?.baseUrl ?? fromEnv(env, names.baseUrl);
   return {
@@ -124,7 +133,7 @@ export function checkProviderReady(
   const where = `model '${provider}/${model}'`;
   if (names.apiKey && provider !== "openai-compatible" && endpoint.apiKey === undefined) {
     return (
-      `${where} needs ${/^[AEIOU]/.test(label) ? "an" : "a"} ${label} API key: set ${names.apiKey} or '${provider}.apiKey' ` +
+      `${where} needs ${/^[AEIOU]/.test(label) ? "an" : "a"} ${label} API key: set ${names.apiKey} or '${settingsKey(provider)}.apiKey' ` +
       "in the provider settings"
     );
   }
