@@ -178,11 +178,11 @@ describe("client tools over the API, with the official client", () => {
     ).rejects.toMatchObject({ status: 422 });
   });
 
-  it("refuses answers that do not fit what waits: a plain approval, a wrong id, nothing pending", async () => {
+  it("refuses answers that do not fit what waits (a plain approval, a wrong id, nothing pending) with Letta's 400", async () => {
     const agent = await client.agents.create(HELPER);
     const nothing = client.agents.messages.create(agent.id, toolReturn("call-none", "x"));
     await expect(nothing).rejects.toMatchObject({
-      status: 422,
+      status: 400,
       error: {
         errors: [{ message: expect.stringContaining("no tool call is awaiting approval") }],
       },
@@ -202,7 +202,7 @@ describe("client tools over the API, with the official client", () => {
         ],
       }),
     ).rejects.toMatchObject({
-      status: 422,
+      status: 400,
       error: { errors: [{ path: "messages.0.approvals.0.approve" }] },
     });
     await expect(
@@ -211,7 +211,7 @@ describe("client tools over the API, with the official client", () => {
         streaming: true,
       }),
     ).rejects.toMatchObject({
-      status: 422,
+      status: 400,
       error: {
         errors: [{ path: "messages.0.approvals.0.tool_call_id" }, { path: "messages.0.approvals" }],
       },

@@ -71,8 +71,12 @@ describe("runs that outlive their request", () => {
       messages: [{ role: "user", content: "slow" }],
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await client.agents.messages.cancel(agent.id);
-    expect((await running).stop_reason.stop_reason).toBe("cancelled");
+    const cancelled = await client.agents.messages.cancel(agent.id);
+    const outcome = await running;
+    expect(outcome.stop_reason.stop_reason).toBe("cancelled");
+    // Letta's answer names the cancelled run (issue #15).
+    const runId = outcome.messages.find((m) => m.run_id)?.run_id;
+    expect(cancelled).toEqual(runId ? { [runId]: "cancelled" } : expect.any(Object));
   });
 
   it("completes and stores a turn whose streaming client went away", async () => {

@@ -1,4 +1,4 @@
-import { type FieldError, ValidationError } from "../core/errors.js";
+import { type FieldError, InvalidApprovalError } from "../core/errors.js";
 import type { ClientTool } from "../records/client-tool.js";
 import type { ApprovalDecision } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
@@ -94,7 +94,7 @@ export function applyApprovalDecisions(
   clientTools?: readonly ClientTool[],
 ): Applied {
   const errors = decisionProblems(state, decisions);
-  if (errors.length > 0) throw new ValidationError("invalid approval", errors);
+  if (errors.length > 0) throw new InvalidApprovalError("invalid approval", errors);
 
   let approved = state.approved_tools;
   const pending = state.pending.map((call) => {

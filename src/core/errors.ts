@@ -22,7 +22,7 @@ export abstract class HoldfastError extends Error {
 
 /** Bad input: the caller must change what it sends. */
 export class ValidationError extends HoldfastError {
-  readonly code = "VALIDATION_ERROR";
+  readonly code: string = "VALIDATION_ERROR";
   readonly retryable = false;
   constructor(
     message: string,
@@ -30,6 +30,14 @@ export class ValidationError extends HoldfastError {
   ) {
     super(message);
   }
+}
+
+/**
+ * An answer to approvals that does not match what the agent waits for (a wrong `tool_call_id`,
+ * nothing pending). Letta answers these with 400, not the 422 of a malformed body.
+ */
+export class InvalidApprovalError extends ValidationError {
+  override readonly code: string = "INVALID_APPROVAL";
 }
 
 export class NotFoundError extends HoldfastError {

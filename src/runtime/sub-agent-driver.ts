@@ -1,5 +1,5 @@
 import { deliverChildResults, type TurnResult } from "../agent/run-turn.js";
-import { HoldfastError, ValidationError } from "../core/errors.js";
+import { HoldfastError, InvalidApprovalError } from "../core/errors.js";
 import type { ApprovalDecision } from "../records/messages.js";
 import type { Activation } from "./activation.js";
 import type { AgentEvents } from "./agent-events.js";
@@ -157,7 +157,7 @@ export class SubAgentDriver {
       byAgent.set(owner, [...(byAgent.get(owner) ?? []), decision]);
       return [];
     });
-    if (errors.length > 0) throw new ValidationError("invalid approvals", errors);
+    if (errors.length > 0) throw new InvalidApprovalError("invalid approvals", errors);
     await Promise.all([...byAgent].map(([owner, answers]) => this.parts.approve(owner, answers)));
   }
 

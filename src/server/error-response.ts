@@ -16,9 +16,11 @@ export interface ErrorBody {
 
 const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   VALIDATION_ERROR: 422,
+  INVALID_APPROVAL: 400,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PENDING_APPROVAL: 409,
+  NO_ACTIVE_RUNS_TO_CANCEL: 409,
   BUSY: 429,
 };
 

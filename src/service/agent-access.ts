@@ -11,6 +11,7 @@ import type { Store } from "../storage/store.js";
 import type { AgentType } from "../types/agent-type.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
 import { AgentOverrides } from "../types/overrides.js";
+import { agentRunState } from "./agent-run-state.js";
 import { agentStateView } from "./letta-views.js";
 
 /** What every service operation works with. */
@@ -54,7 +55,11 @@ export async function requireAgent(
 }
 
 /** Letta's AgentState of a resolved agent. */
-export async function agentState(ctx: ServiceContext, agent: ResolvedAgent) {
+export async function agentState(
+  ctx: ServiceContext,
+  agent: ResolvedAgent,
+  include: readonly string[] = [],
+) {
   const { catalogue } = ctx.config;
   const capabilities = effectiveCapabilities(agent.type, agent.overrides, catalogue);
   const modelHandle = capabilities.model ?? ctx.defaultModel;
@@ -67,6 +72,7 @@ export async function agentState(ctx: ServiceContext, agent: ResolvedAgent) {
     contextWindow: ctx.modelFor(modelHandle).contextWindow,
     blocks: await ctx.store.loadBlocks(agent.record.id),
     tools,
+    runState: await agentRunState(ctx.store, agent.record.project_id, agent.record.id, include),
   });
 }
 

@@ -22,14 +22,20 @@ export class AgentService {
     return this.get(projectId, created.agent.id);
   }
 
-  async get(projectId: string, agentId: string): Promise<AgentStateView> {
-    return agentState(this.ctx, await requireAgent(this.ctx, projectId, agentId));
+  /** The agent's state; `include` adds what Letta adds on request (`agent.pending_approval`). */
+  async get(
+    projectId: string,
+    agentId: string,
+    include: readonly string[] = [],
+  ): Promise<AgentStateView> {
+    return agentState(this.ctx, await requireAgent(this.ctx, projectId, agentId), include);
   }
 
   async list(
     projectId: string,
     query: ListQuery,
     filters: AgentFilters = {},
+    include: readonly string[] = [],
   ): Promise<AgentStateView[]> {
     const filtering = Object.values(filters).some((value) => value !== undefined);
     const page = filtering
@@ -41,7 +47,7 @@ export class AgentService {
         records.filter((record) => matches(record, filters)),
         query,
       );
-    return Promise.all(records.map((record) => this.get(projectId, record.id)));
+    return Promise.all(records.map((record) => this.get(projectId, record.id, include)));
   }
 
   async update(

@@ -1,5 +1,5 @@
 import { awaitingApproval, decisionProblems } from "../agent/approvals.js";
-import { ValidationError } from "../core/errors.js";
+import { InvalidApprovalError, ValidationError } from "../core/errors.js";
 import type { ApprovalDecision } from "../records/messages.js";
 import type { SendOptions } from "../runtime/engine.js";
 import { clientToolProblems } from "../tools/client-tools.js";
@@ -44,7 +44,7 @@ async function checkAnswers(
   const session = await ctx.store.loadSession(agentId);
   if (session?.phase === "awaiting_children" || session?.phase === "running") return;
   if (!session || awaitingApproval(session).length === 0) {
-    throw new ValidationError("invalid approval", [
+    throw new InvalidApprovalError("invalid approval", [
       {
         path: "messages.0.approvals",
         message: "no tool call is awaiting approval; send a regular message instead",
@@ -55,5 +55,5 @@ async function checkAnswers(
     ...error,
     path: `messages.0.${error.path}`,
   }));
-  if (errors.length > 0) throw new ValidationError("invalid approval", errors);
+  if (errors.length > 0) throw new InvalidApprovalError("invalid approval", errors);
 }

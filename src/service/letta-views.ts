@@ -4,6 +4,7 @@ import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
+import type { AgentRunState } from "./agent-run-state.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -50,6 +51,7 @@ export function agentStateView(input: {
   contextWindow: number;
   blocks: readonly CoreBlock[];
   tools: readonly ToolDeclaration[];
+  runState: AgentRunState;
 }) {
   const { record, capabilities } = input;
   const blocks = input.blocks.map(blockView);
@@ -87,16 +89,23 @@ export function agentStateView(input: {
     created_at: iso(record.created_at_ms),
     updated_at: iso(record.updated_at_ms),
     capabilities,
+    last_stop_reason: input.runState.last_stop_reason,
+    pending_approval: input.runState.pending_approval,
   };
 }
 export type AgentStateView = ReturnType<typeof agentStateView>;
 
 /**
  * Messages as Letta's clients expect them: a send_message call is the assistant's reply
- * (`assistant_message`), and its bookkeeping tool return ("sent") is not shown.
+ * (`assistant_message`), and its bookkeeping tool return ("sent") is not shown. Each message
+ * also carries Letta's newer fields beside the older singular ones Letta still sends
+ * (letta/schemas/letta_message.py: `tool_calls`, `tool_returns`, and on an approval response
+ * `approve`, `approval_request_id`, `reason` from its first decision), and an `otid`: the
+ * client's own when it sent one, else one derived from the message id, so a streamed chunk and
+ * the stored message agree.
  */
-export function lettaMessages(messages: readonly AgentMessage[]): AgentMessage[] {
-  return messages.flatMap((message): AgentMessage[] => {
+export function lettaMessages(messages: readonly AgentMessage[]): LettaMessageView[] {
+  return messages.flatMap((message): LettaMessageView[] => {
     if (message.message_type === "tool_call_message" && message.tool_call.name === "send_message") {
       return [
         {
@@ -108,12 +117,50 @@ export function lettaMessages(messages: readonly AgentMessage[]): AgentMessage[]
     }
     if (message.message_type === "tool_return_message" && message.name === "send_message")
       return [];
-    return [message];
+    return [withLettaFields(message)];
   });
 }
 
+/** A message as the API shows it: the stored message plus Letta's derived fields. */
+export type LettaMessageView = AgentMessage & Record<string, unknown>;
+
+/** The `otid` a message shows: the client's, else one derived from the message id. */
+export function otidOf(message: { id: string; otid: string | null }): string {
+  return message.otid ?? `otid-${message.id.replace(/^message-/, "")}`;
+}
+
+function withLettaFields(message: AgentMessage): LettaMessageView {
+  const otid = otidOf(message);
+  switch (message.message_type) {
+    case "tool_call_message":
+    case "approval_request_message":
+      return { ...message, otid, tool_calls: [message.tool_call] };
+    case "tool_return_message": {
+      const { tool_call_id, status, tool_return } = message;
+      const tool_returns = [
+        { type: "tool", tool_call_id, status, tool_return, stdout: null, stderr: null },
+      ];
+      return { ...message, otid, stdout: null, stderr: null, tool_returns };
+    }
+    case "approval_response_message": {
+      const first = message.approvals.find((a) => !("type" in a));
+      return {
+        ...message,
+        otid,
+        approvals: message.approvals.map((a) => ("type" in a ? a : { type: "approval", ...a })),
+        approve: first && "approve" in first ? first.approve : null,
+        approval_request_id: first?.tool_call_id ?? null,
+        reason: first && "reason" in first ? first.reason : null,
+      };
+    }
+    default:
+      return { ...message, otid };
+  }
+}
+
 function baseOf(message: AgentMessage) {
-  const { id, date, run_id, step_id, otid, seq_id } = message;
+  const { id, date, run_id, step_id, seq_id } = message;
+  const otid = otidOf(message);
   return { id, date, run_id, step_id, otid, ...(seq_id === undefined ? {} : { seq_id }) };
 }
 

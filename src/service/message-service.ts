@@ -1,4 +1,4 @@
-import { ValidationError } from "../core/errors.js";
+import { ConflictError, ValidationError } from "../core/errors.js";
 import type { RunVerification } from "../records/agent-record.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import type { Usage } from "../records/session-state.js";
@@ -7,7 +7,7 @@ import type { RunOutcome, SendOptions } from "../runtime/engine.js";
 import { refuseWhileApprovalPending } from "../runtime/outcomes.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 import { checkRequest } from "./client-tool-check.js";
-import { lettaMessages } from "./letta-views.js";
+import { type LettaMessageView, lettaMessages } from "./letta-views.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
 
 /** Letta's `LettaResponse`: what the agent produced (not the input), why it stopped, usage. */
@@ -42,7 +42,15 @@ function inputOf(body: SendMessagesRequest): Input {
         { path: "messages", message: "send approvals alone" },
       ]);
     }
-    const decisions = approval.approvals.map(
+    const entries = approval.approvals ?? [
+      {
+        type: "approval" as const,
+        tool_call_id: approval.approval_request_id ?? "",
+        approve: approval.approve ?? false,
+        reason: approval.reason ?? null,
+      },
+    ];
+    const decisions = entries.map(
       (a): ApprovalDecision =>
         a.type === "tool"
           ? {
@@ -136,16 +144,33 @@ export class MessageService {
     if (session) await refuseWhileApprovalPending(this.ctx.store, agentId, session);
   }
 
-  async list(projectId: string, agentId: string, query: ListQuery): Promise<AgentMessage[]> {
+  /**
+   * An agent's history as Letta's messages route pages it: `after` means newer than the cursor
+   * and `before` older, whatever the `order` (letta/services/message_manager.py, `list_messages`
+   * filters by sequence); `order` picks which end the page is taken from, and a `desc` page is
+   * still shown oldest first (letta/server/server.py, `get_agent_recall_async` reverses it).
+   * The store applies cursors relative to the order, so for `desc` they swap here.
+   */
+  async list(projectId: string, agentId: string, query: ListQuery): Promise<LettaMessageView[]> {
     await requireAgent(this.ctx, projectId, agentId);
-    const page = await this.ctx.store.listMessages(agentId, query);
-    return lettaMessages(page);
+    const { after, before, ...rest } = query;
+    const cursors = query.order === "asc" ? { after, before } : { after: before, before: after };
+    const page = await this.ctx.store.listMessages(agentId, { ...rest, ...cursors });
+    const shown = lettaMessages(page);
+    return query.order === "desc" ? shown.reverse() : shown;
   }
 
-  /** Cancels the agent's run in progress, and its sub-agents'; true if there was one. */
-  async cancel(projectId: string, agentId: string): Promise<boolean> {
+  /**
+   * Cancels the agent's run in progress, and its sub-agents'. Answers as Letta's cancel route
+   * does (letta/server/rest_api/routers/v1/agents.py, `cancel_message`): `{run_id: "cancelled"}`,
+   * or a 409 when nothing runs (Letta's NoActiveRunsToCancelError).
+   */
+  async cancel(projectId: string, agentId: string): Promise<Record<string, string>> {
     await requireAgent(this.ctx, projectId, agentId);
-    return this.ctx.engine.cancel(agentId);
+    // The stored checkpoint, not the engine's session: that waits for the running turn.
+    const runId = (await this.ctx.store.loadSession(agentId))?.run_id ?? null;
+    if (!(await this.ctx.engine.cancel(agentId))) throw new NoActiveRunsError(agentId);
+    return runId ? { [runId]: "cancelled" } : {};
   }
 }
 
@@ -183,4 +208,12 @@ function replay(agentId: string, outcome: RunOutcome, write: (event: AgentEvent)
     write({ type: "message", message, agentId, runId, from });
   write({ type: "stop", stop_reason: outcome.stopReason, agentId, runId });
   write({ type: "usage", usage: outcome.usage, agentId, runId });
+}
+
+/** Cancelling an agent that runs nothing: Letta's 409 `NO_ACTIVE_RUNS_TO_CANCEL`. */
+export class NoActiveRunsError extends ConflictError {
+  override readonly code: string = "NO_ACTIVE_RUNS_TO_CANCEL";
+  constructor(agentId: string) {
+    super(`No active runs to cancel for agent ${agentId}`);
+  }
 }

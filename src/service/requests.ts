@@ -85,13 +85,23 @@ const ToolReturnEntry = z.object({
 
 /** One input message: a user message, or answers to pending approvals and client tool calls. */
 export const MessageCreate = z.union([
-  z.object({
-    type: z.literal("approval"),
-    approvals: z
-      .array(z.discriminatedUnion("type", [ToolReturnEntry, ApprovalEntry]))
-      .min(1)
-      .max(100),
-  }),
+  z
+    .object({
+      type: z.literal("approval"),
+      approvals: z
+        .array(z.discriminatedUnion("type", [ToolReturnEntry, ApprovalEntry]))
+        .min(1)
+        .max(100)
+        .optional(),
+      /** Letta's older single decision: `approval_request_id` names the tool call. */
+      approve: z.boolean().nullish(),
+      approval_request_id: z.string().min(1).max(200).nullish(),
+      reason: z.string().max(10_000).nullish(),
+    })
+    .refine(
+      (m) => m.approvals !== undefined || (m.approve != null && m.approval_request_id != null),
+      { message: "send 'approvals', or 'approve' with 'approval_request_id'", path: ["approvals"] },
+    ),
   z.object({
     type: z.literal("message").optional(),
     role: z.enum(["user", "system"]).default("user"),
@@ -131,6 +141,11 @@ export const SendMessagesRequest = z
   .refine((body) => body.messages !== undefined || body.input !== undefined, {
     message: "send either 'messages' or 'input'",
     path: ["messages"],
+  })
+  // Letta refuses both at once (letta/schemas/letta_request.py, LettaRequest's validator).
+  .refine((body) => body.messages === undefined || body.input === undefined, {
+    message: "send 'messages' or 'input', not both",
+    path: ["input"],
   });
 export type SendMessagesRequest = z.infer<typeof SendMessagesRequest>;
 

@@ -95,11 +95,13 @@ export function agentRoutes(app: OpenAPIHono<AppEnv>, agents: AgentService): voi
     const { name, query_text, match_all_tags, ...page } = c.req.valid("query");
     const tags = c.req.queries("tags");
     const filters = { name, queryText: query_text, tags, matchAllTags: match_all_tags === "true" };
-    return c.json(await agents.list(c.get("projectId"), page, filters), 200);
+    const include = includeOf(c.req.queries());
+    return c.json(await agents.list(c.get("projectId"), page, filters, include), 200);
   });
-  app.openapi(get, async (c) =>
-    c.json(await agents.get(c.get("projectId"), c.req.valid("param").agent_id), 200),
-  );
+  app.openapi(get, async (c) => {
+    const { agent_id } = c.req.valid("param");
+    return c.json(await agents.get(c.get("projectId"), agent_id, includeOf(c.req.queries())), 200);
+  });
   app.openapi(update, async (c) => {
     const { agent_id } = c.req.valid("param");
     return c.json(await agents.update(c.get("projectId"), agent_id, c.req.valid("json")), 200);
@@ -116,4 +118,9 @@ export function agentRoutes(app: OpenAPIHono<AppEnv>, agents: AgentService): voi
     await agents.delete(c.get("projectId"), c.req.valid("param").agent_id);
     return c.json({}, 200);
   });
+}
+
+/** Letta's `include` list, sent as repeated `include` (or `include[]`) keys. */
+function includeOf(queries: Record<string, string[]>): string[] {
+  return [...(queries.include ?? []), ...(queries["include[]"] ?? [])];
 }

@@ -56,7 +56,7 @@ const cancel = createRoute({
   request: { params: AgentIdParam },
   responses: {
     200: {
-      description: "Whether a run was cancelled",
+      description: 'The cancelled run: `{run_id: "cancelled"}`; 409 when nothing runs',
       content: { "application/json": { schema: z.looseObject({}) } },
     },
     ...AGENT_ERRORS,
@@ -80,8 +80,7 @@ export function messageRoutes(app: OpenAPIHono<AppEnv>, messages: MessageService
     ),
   );
   app.openapi(cancel, async (c) => {
-    const cancelled = await messages.cancel(c.get("projectId"), c.req.valid("param").agent_id);
-    return c.json({ cancelled, status: cancelled ? "cancelled" : "no run in progress" }, 200);
+    return c.json(await messages.cancel(c.get("projectId"), c.req.valid("param").agent_id), 200);
   });
 }
 
