@@ -150,6 +150,84 @@ describe("requests (issue #15)", () => {
   });
 });
 
+describe("agent requests (issue #15)", () => {
+  it("attaches tool_ids on create, and refuses an unknown id at its index", async () => {
+    server = await startTestServer();
+    const client = server.client();
+    const agent = await client.agents.create({
+      agent_type: "letta_v1_agent",
+      include_base_tools: false,
+      tool_ids: ["tool-memory_insert"],
+    });
+    expect(agent.tools.map((t) => t.name)).toEqual(["memory_insert"]);
+    await expect(
+      client.agents.create({
+        agent_type: "letta_v1_agent",
+        tool_ids: ["tool-memory_insert", "tool-nope"],
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      error: { errors: [expect.objectContaining({ path: "tool_ids.1" })] },
+    });
+  });
+
+  it("collapses duplicate tool_rules on create and on update", async () => {
+    server = await startTestServer();
+    const client = server.client();
+    const rule = { type: "requires_approval", tool_name: "memory_insert" } as const;
+    const agent = await client.agents.create({
+      agent_type: "letta_v1_agent",
+      tool_rules: [rule, rule],
+    });
+    expect(agent.tool_rules).toEqual([rule]);
+    const exit = { type: "exit_loop", tool_name: "memory_insert" } as const;
+    const updated = await client.agents.update(agent.id, { tool_rules: [exit, rule, exit] });
+    expect(updated.tool_rules).toEqual([exit, rule]);
+  });
+
+  it("keeps metadata exactly as sent, apart from the description", async () => {
+    server = await startTestServer();
+    const client = server.client();
+    const agent = await client.agents.create({
+      agent_type: "letta_v1_agent",
+      description: "helps",
+      metadata: { a: 1, nested: { b: [1, 2] } },
+    });
+    expect(agent.metadata).toEqual({ a: 1, nested: { b: [1, 2] } });
+    expect(agent.description).toBe("helps");
+    const updated = await client.agents.update(agent.id, { metadata: { c: "x" } });
+    expect(updated.metadata).toEqual({ c: "x" });
+    expect(updated.description).toBe("helps");
+    const renamed = await client.agents.update(agent.id, { description: "other" });
+    expect(renamed.metadata).toEqual({ c: "x" });
+    expect((await client.agents.retrieve(agent.id)).description).toBe("other");
+  });
+
+  it("refuses to rename a block by label, and accepts its own label", async () => {
+    server = await startTestServer();
+    const client = server.client();
+    const agent = await client.agents.create({
+      agent_type: "letta_v1_agent",
+      memory_blocks: [{ label: "human", value: "x" }],
+    });
+    await expect(
+      client.agents.blocks.update("human", { agent_id: agent.id, label: "person" }),
+    ).rejects.toMatchObject({
+      status: 422,
+      error: { errors: [expect.objectContaining({ path: "label" })] },
+    });
+    const same = await client.agents.blocks.update("human", {
+      agent_id: agent.id,
+      label: "human",
+      value: "y",
+    });
+    expect(same).toMatchObject({ label: "human", value: "y" });
+    const labels = (await client.agents.blocks.list(agent.id)).items.map((b) => b.label);
+    expect(labels).toContain("human");
+    expect(labels).not.toContain("person");
+  });
+});
+
 describe("failures (issue #15)", () => {
   it("answers approvals for the wrong call, or with nothing pending, with 400 as Letta does", async () => {
     const { client, agent, callId } = await approvalAgent();

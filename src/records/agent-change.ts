@@ -14,6 +14,7 @@ export interface AgentChange {
   tool_rules?: ToolRule[];
   tags?: string[];
   metadata?: Record<string, unknown>;
+  description?: string | null;
 }
 
 /** A conditional change found the record changed since its caller read it. */

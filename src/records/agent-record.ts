@@ -33,6 +33,8 @@ export const AgentRecord = z.object({
   tool_rules: z.array(ToolRule),
   tags: z.array(z.string()),
   metadata: z.record(z.string(), z.unknown()),
+  /** Letta's `description`, kept apart so `metadata` stays exactly as the client sent it. */
+  description: z.string().nullable().default(null),
   /** The agent that spawned it (a sub-agent), or null for an agent a user created. */
   parent_id: z.string().nullable().default(null),
   created_at_ms: z.number(),

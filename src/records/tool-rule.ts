@@ -29,3 +29,17 @@ export const ToolRule = z.discriminatedUnion("type", [
   z.object({ type: z.literal("requires_approval"), tool_name: z.string() }),
 ]);
 export type ToolRule = z.infer<typeof ToolRule>;
+
+/**
+ * The rules with exact repeats dropped, first one kept, as Letta stores them
+ * (letta/helpers/converters.py, `serialize_tool_rules`).
+ */
+export function uniqueToolRules(rules: readonly ToolRule[]): ToolRule[] {
+  const seen = new Set<string>();
+  return rules.filter((rule) => {
+    const key = JSON.stringify(Object.entries(rule).sort(([a], [b]) => a.localeCompare(b)));
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

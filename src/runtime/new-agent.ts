@@ -13,6 +13,7 @@ export interface AgentSpec {
   toolRules?: ToolRule[];
   tags?: string[];
   metadata?: Record<string, unknown>;
+  description?: string | null;
   /** The agent that spawned it, for a sub-agent. */
   parentId?: string;
   /** Its id, when it must be derived (a sub-agent's, from its parent's run and call). */
@@ -42,6 +43,7 @@ export function newAgent(spec: AgentSpec, ids: IdSource, nowMs: number): NewAgen
       tool_rules: spec.toolRules ?? [],
       tags: spec.tags ?? [],
       metadata: spec.metadata ?? {},
+      description: spec.description ?? null,
       parent_id: spec.parentId ?? null,
       created_at_ms: nowMs,
       updated_at_ms: nowMs,

@@ -1,4 +1,5 @@
 import { ValidationError } from "../core/errors.js";
+import { uniqueToolRules } from "../records/tool-rule.js";
 import { agentState, changeAgent, requireAgent, type ServiceContext } from "./agent-access.js";
 import { type ChildNode, childTree } from "./agent-tree.js";
 import { agentFromRequest } from "./create-agent.js";
@@ -65,12 +66,15 @@ export class AgentService {
       const overrides = { ...agent.overrides };
       if (body.model) overrides.model = body.model;
       if (body.system) overrides.system_prompt = body.system;
-      const metadata = { ...agent.record.metadata, ...(body.metadata ?? {}) };
-      if (body.description !== undefined) metadata.description = body.description;
+      // Letta stores `metadata` as sent: a PATCH replaces it, it does not merge into it.
+      const metadata = body.metadata ?? agent.record.metadata;
+      const description =
+        body.description === undefined ? agent.record.description : body.description;
       return {
+        description,
         name: body.name ?? agent.record.name,
         overrides,
-        tool_rules: body.tool_rules ?? agent.record.tool_rules,
+        tool_rules: body.tool_rules ? uniqueToolRules(body.tool_rules) : agent.record.tool_rules,
         tags: body.tags ?? agent.record.tags,
         metadata,
       };

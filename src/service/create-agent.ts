@@ -1,4 +1,5 @@
 import { type FieldError, ValidationError } from "../core/errors.js";
+import { uniqueToolRules } from "../records/tool-rule.js";
 import { newAgent } from "../runtime/new-agent.js";
 import type { NewAgent } from "../storage/store.js";
 import { checkOverrides } from "../types/override-check.js";
@@ -37,7 +38,13 @@ export function agentFromRequest(
     const problem = ctx.checkModel(ctx.defaultModel);
     if (problem) errors.push({ path: "model", message: problem });
   }
-  const tools = body.tools ?? [];
+  const named = body.tools ?? [];
+  const byId = (body.tool_ids ?? []).map((id, i) => {
+    const name = toolNameOf(id, catalogue.tools);
+    if (!name) errors.push({ path: `tool_ids.${i}`, message: `no tool has id '${id}'` });
+    return name ?? "";
+  });
+  const tools = [...new Set([...named, ...byId.filter((name) => name !== "")])];
   const overrides: AgentOverrides = {
     ...(model ? { model } : {}),
     ...(body.system ? { system_prompt: body.system } : {}),
@@ -48,7 +55,7 @@ export function agentFromRequest(
       : {}),
   };
   for (const error of checkOverrides(type, overrides, catalogue)) {
-    errors.push({ ...error, path: error.path.replace(/^tools\.include\./, "tools.") });
+    errors.push({ ...error, path: toolPath(error.path, tools, { named, byId }) });
   }
   const blocks = (body.memory_blocks ?? []).map((block, i) => {
     const limit = block.limit ?? Math.max(DEFAULT_BLOCK_LIMIT, block.value.length);
@@ -75,22 +82,42 @@ export function agentFromRequest(
     }
   });
   if (errors.length > 0) throw new ValidationError("invalid agent", errors);
-  const metadata = {
-    ...(body.metadata ?? {}),
-    ...(body.description ? { description: body.description } : {}),
-  };
+  const metadata = body.metadata ?? {};
   return newAgent(
     {
       name: body.name ?? `agent-${ctx.ids.next("name").split("-").at(-1)?.slice(0, 8)}`,
       projectId,
       type,
       overrides,
-      toolRules: body.tool_rules ?? [],
+      toolRules: uniqueToolRules(body.tool_rules ?? []),
       tags: body.tags ?? [],
       metadata,
+      description: body.description ?? null,
       ...(body.memory_blocks ? { blocks } : {}),
     },
     ctx.ids,
     ctx.clock.now(),
   );
+}
+
+/** A tool's name from its id (`tool-<name>`, or the bare name), if the catalogue has it. */
+function toolNameOf(id: string, tools: ReadonlyMap<string, unknown>): string | undefined {
+  if (tools.has(id)) return id;
+  const name = id.startsWith("tool-") ? id.slice(5) : id;
+  return tools.has(name) ? name : undefined;
+}
+
+/** A problem with `tools.include.N` named at the request field that asked for that tool. */
+function toolPath(path: string, tools: readonly string[], fields: ToolFields): string {
+  const match = /^tools\.include\.(\d+)(.*)$/.exec(path);
+  if (!match) return path;
+  const name = tools[Number(match[1])] ?? "";
+  const i = fields.named.indexOf(name);
+  if (i >= 0) return `tools.${i}${match[2]}`;
+  return `tool_ids.${fields.byId.indexOf(name)}${match[2]}`;
+}
+
+interface ToolFields {
+  named: readonly string[];
+  byId: readonly string[];
 }

@@ -68,8 +68,7 @@ export function agentStateView(input: {
     id: record.id,
     name: record.name,
     agent_type: record.agent_type,
-    description:
-      typeof record.metadata.description === "string" ? record.metadata.description : null,
+    description: record.description ?? legacyDescription(record.metadata),
     system: input.systemPrompt,
     tags: record.tags,
     metadata: record.metadata,
@@ -202,3 +201,8 @@ export function runView(run: RunRecord) {
   };
 }
 export type RunView = ReturnType<typeof runView>;
+
+/** Agents stored before `description` had its own field kept it in their metadata. */
+function legacyDescription(metadata: Record<string, unknown>): string | null {
+  return typeof metadata.description === "string" ? metadata.description : null;
+}

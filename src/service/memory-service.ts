@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NotFoundError } from "../core/errors.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import { agentState, requireAgent, type ServiceContext } from "./agent-access.js";
 import { pageOf } from "./agent-service.js";
@@ -48,6 +48,8 @@ export type CreatePassageRequest = z.infer<typeof CreatePassageRequest>;
  * allows `null` for `value` and `limit` (meaning: unchanged).
  */
 export const BlockPatch = UpdateBlockRequest.extend({
+  /** Accepted only as the block's own label: renaming is refused, never ignored. */
+  label: z.string().max(200).nullish(),
   value: z.string().max(1_000_000).nullish(),
   limit: z.int().min(1).max(1_000_000).nullish(),
 });
@@ -108,7 +110,14 @@ export class MemoryService {
     body: BlockPatch,
   ): Promise<BlockView> {
     await requireAgent(this.ctx, projectId, agentId);
-    const blocks = await this.ctx.engine.editBlocks(agentId, { kind: "update", label, ...body });
+    const { label: newLabel, ...fields } = body;
+    if (newLabel != null && newLabel !== label) {
+      const message =
+        "a block keeps its label: renaming is not supported; create a block with the new " +
+        "label (memory_blocks) and copy its value";
+      throw new ValidationError("invalid block", [{ path: "label", message }]);
+    }
+    const blocks = await this.ctx.engine.editBlocks(agentId, { kind: "update", label, ...fields });
     const updated = blocks.find((block) => block.label === label);
     if (!updated) throw new NotFoundError("block", label);
     return blockView(updated);

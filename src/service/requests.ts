@@ -33,6 +33,8 @@ export const CreateAgentRequest = z.object({
   llm_config: z.object({ handle: z.string().nullish(), model: z.string().nullish() }).nullish(),
   memory_blocks: z.array(CreateBlock).max(100).nullish(),
   tools: z.array(z.string().min(1).max(64)).max(200).nullish(),
+  /** Tools to attach by id (`tool-<name>`, as `GET /v1/tools/` lists them). */
+  tool_ids: z.array(z.string().min(1).max(200)).max(200).nullish(),
   tool_rules: z.array(ToolRule).max(200).nullish(),
   include_base_tools: z.boolean().optional(),
   tags: Tags.nullish(),

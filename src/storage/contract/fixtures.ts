@@ -35,6 +35,7 @@ export function agentRecord(id: string, projectId = "project-1"): AgentRecord {
     tool_rules: [{ type: "exit_loop", tool_name: "send_message" }],
     tags: ["contract"],
     metadata: { nested: { list: [1, 2, 3] } },
+    description: null,
     parent_id: null,
     created_at_ms: 1_000,
     updated_at_ms: 1_000,
