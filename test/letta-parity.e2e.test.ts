@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { ModelError } from "../src/llm/model-error.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
 import { startTestServer } from "./support/server-kit.js";
 
@@ -262,6 +263,25 @@ describe("failures (issue #15)", () => {
       status: 400,
       error: { errors: [expect.objectContaining({ path: expect.stringContaining("approvals") })] },
     });
+  });
+
+  it("answers a failed model call with Letta's status and error body", async () => {
+    server = await startTestServer({
+      model: createSimModel({ script: () => new ModelError("auth", "bad key for the provider") }),
+    });
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
+    await expect(client.agents.messages.create(agent.id, { input: "hi" })).rejects.toMatchObject({
+      status: 401,
+      error: {
+        error: {
+          type: "llm_authentication",
+          message: "Authentication failed with the LLM model provider.",
+          detail: "bad key for the provider",
+        },
+      },
+    });
+    expect((await client.agents.retrieve(agent.id)).last_stop_reason).toBe("llm_api_error");
   });
 
   it("answers a cancel with nothing running with Letta's 409", async () => {

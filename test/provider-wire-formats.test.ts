@@ -249,7 +249,12 @@ describe.each(PROVIDER_CASES)("a turn against a fake $name server", (provider) =
     expect(server.requests).toHaveLength(4);
     expect(sleeps).toHaveLength(3);
     expect(kit.events.filter((e) => e.type === "error")).toEqual([
-      { type: "error", retryable: true, message: expect.stringMatching(/overloaded|busy/i) },
+      {
+        type: "error",
+        retryable: true,
+        kind: "overloaded",
+        message: expect.stringMatching(/overloaded|busy/i),
+      },
     ]);
   });
 
@@ -277,7 +282,12 @@ describe.each(PROVIDER_CASES)("a turn against a fake $name server", (provider) =
       expect(server.requests).toHaveLength(1);
       const errors = kit.events.filter((e) => e.type === "error");
       expect(errors).toEqual([
-        { type: "error", retryable: false, message: expect.stringMatching(/tokens/) },
+        {
+          type: "error",
+          retryable: false,
+          kind: "context_overflow",
+          message: expect.stringMatching(/tokens/),
+        },
       ]);
     });
   }
@@ -292,7 +302,12 @@ describe.each(PROVIDER_CASES)("a turn against a fake $name server", (provider) =
       expect(server.requests).toHaveLength(1);
       const errors = kit.events.filter((e) => e.type === "error");
       expect(errors).toEqual([
-        { type: "error", retryable: false, message: expect.stringMatching(/^the model refused/) },
+        {
+          type: "error",
+          retryable: false,
+          kind: "refused",
+          message: expect.stringMatching(/^the model refused/),
+        },
       ]);
     });
 

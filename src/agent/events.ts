@@ -17,4 +17,5 @@ export type LoopEvent =
     }
   | { type: "stop"; stop_reason: StopReason }
   | { type: "usage"; usage: Usage }
-  | { type: "error"; message: string; retryable: boolean };
+  /** `kind`: the model failure's kind (ModelErrorKind), when a model call failed. */
+  | { type: "error"; message: string; retryable: boolean; kind?: string };

@@ -244,7 +244,10 @@ function modelFailed(
   if (error instanceof AssertionError || !(error instanceof Error)) throw error;
   const cancelled = ctx.deps.signal?.aborted === true;
   const retryable = error instanceof ModelError && error.retryable;
-  if (!cancelled) ctx.deps.onEvent?.({ type: "error", message: error.message, retryable });
+  if (!cancelled) {
+    const kind = error instanceof ModelError ? { kind: error.kind } : {};
+    ctx.deps.onEvent?.({ type: "error", message: error.message, retryable, ...kind });
+  }
   const reason = cancelled
     ? "cancelled"
     : error instanceof ModelError && error.kind === "invalid_response"

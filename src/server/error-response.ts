@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HoldfastError, NotFoundError, RetryableError, ValidationError } from "../core/errors.js";
 import { PendingApprovalError } from "../runtime/outcomes.js";
+import { ModelRunError } from "../service/model-failure.js";
 
 /** The JSON body of every error answer: Letta's `detail` plus a code and, for bad input, fields. */
 export interface ErrorBody {
@@ -37,6 +38,11 @@ export function errorResponse(c: Context, error: unknown, log: (error: unknown) 
   if (!(error instanceof HoldfastError)) {
     log(error);
     return c.json(body("INTERNAL", "internal server error"), 500);
+  }
+  if (error instanceof ModelRunError) {
+    const { type, message, detail } = error;
+    const out = { ...body(error.code, message), detail, error: { type, message, detail } };
+    return c.json(out, error.status as ContentfulStatusCode);
   }
   const out = body(error.code, error.message);
   if (error instanceof ValidationError) out.errors = [...error.errors];

@@ -8,6 +8,7 @@ import { refuseWhileApprovalPending } from "../runtime/outcomes.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 import { checkRequest } from "./client-tool-check.js";
 import { type LettaMessageView, lettaMessages } from "./letta-views.js";
+import { ModelRunError } from "./model-failure.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
 
 /** Letta's `LettaResponse`: what the agent produced (not the input), why it stopped, usage. */
@@ -73,6 +74,9 @@ function inputOf(body: SendMessagesRequest): Input {
 const textOf = (content: string | readonly { text: string }[]) =>
   typeof content === "string" ? content : content.map((part) => part.text).join("");
 
+/** How a run ends when its model failed: a non-streamed request answers with Letta's error. */
+const MODEL_FAILURES: ReadonlySet<string> = new Set(["llm_api_error", "invalid_llm_response"]);
+
 /** Messages of an agent: sending (sync or streamed), listing, cancelling. */
 export class MessageService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -89,7 +93,28 @@ export class MessageService {
     const agent = await requireAgent(this.ctx, projectId, agentId);
     const input = inputOf(body);
     const clientTools = await checkRequest(this.ctx, agent, body, input);
-    return responseOf(await this.#run(agentId, body, input, clientTools), body);
+    const runId =
+      input.kind === "message"
+        ? this.ctx.ids.next("run")
+        : (await this.ctx.engine.session(agentId)).run_id;
+    let failure: { message: string; kind?: string | undefined } | undefined;
+    const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
+      if (event.runId === runId && event.type === "error")
+        failure = { message: event.message, kind: event.kind };
+    });
+    let outcome: RunOutcome;
+    try {
+      outcome = await this.#run(agentId, body, input, {
+        ...clientTools,
+        ...(runId ? { runId } : {}),
+      });
+    } finally {
+      unsubscribe();
+    }
+    if (MODEL_FAILURES.has(outcome.stopReason)) {
+      throw new ModelRunError(failure?.kind, failure?.message ?? outcome.stopReason, outcome.runId);
+    }
+    return responseOf(outcome, body);
   }
 
   /**
