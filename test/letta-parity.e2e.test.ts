@@ -132,6 +132,27 @@ describe("message fields (issue #15)", () => {
     for (const chunk of shown)
       expect(history.find((m) => m.id === chunk.id)?.otid).toBe(chunk.otid);
   });
+  it("puts the stored message's otid on token deltas", async () => {
+    server = await startTestServer({ model: createSimModel({ script: () => ({ text: "hello there" }) }) });
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
+    const stream = await client.agents.messages.create(agent.id, {
+      input: "hi",
+      streaming: true,
+      stream_tokens: true,
+    });
+    const deltas: Loose[] = [];
+    for await (const chunk of stream) {
+      const c = chunk as unknown as Loose;
+      if (c.message_type === "assistant_message") deltas.push(c);
+    }
+    expect(deltas.length).toBeGreaterThan(0);
+    const history = loose((await client.agents.messages.list(agent.id)).items);
+    for (const delta of deltas) {
+      expect(delta.otid).toEqual(expect.any(String));
+      expect(history.find((m) => m.id === delta.id)?.otid).toBe(delta.otid);
+    }
+  });
 });
 
 describe("requests (issue #15)", () => {

@@ -189,6 +189,7 @@ describe("the loop refuses what an agent may not do, with an error the model see
       type: "error",
       message: "sim: injected server",
       retryable: true,
+      kind: "server",
     });
   });
 

@@ -1,6 +1,6 @@
 import type { LoopEvent } from "../agent/events.js";
 import type { AgentMessage } from "../records/messages.js";
-import { lettaMessages } from "../service/letta-views.js";
+import { lettaMessages, otidOf } from "../service/letta-views.js";
 import { INPUT_TYPES, usageView } from "../service/message-service.js";
 
 /** One SSE frame: `data:` JSON, and an `event:` name only for errors (Letta's framing). */
@@ -51,10 +51,12 @@ export class FrameMapper {
     if (this.only && !this.only.includes(event.message_type)) return [];
     this.#streamedIds.add(event.id);
     const date = new Date().toISOString();
+    // The same otid the stored message shows: deltas are of messages the server makes.
+    const head = { id: event.id, date, otid: otidOf({ id: event.id, otid: null }) };
     const body =
       event.message_type === "assistant_message"
-        ? { id: event.id, date, message_type: "assistant_message", content: event.text }
-        : { id: event.id, date, message_type: "reasoning_message", reasoning: event.text };
+        ? { ...head, message_type: "assistant_message", content: event.text }
+        : { ...head, message_type: "reasoning_message", reasoning: event.text };
     return [this.#json(body)];
   }
 
