@@ -133,7 +133,9 @@ describe("message fields (issue #15)", () => {
       expect(history.find((m) => m.id === chunk.id)?.otid).toBe(chunk.otid);
   });
   it("puts the stored message's otid on token deltas", async () => {
-    server = await startTestServer({ model: createSimModel({ script: () => ({ text: "hello there" }) }) });
+    server = await startTestServer({
+      model: createSimModel({ script: () => ({ text: "hello there" }) }),
+    });
     const client = server.client();
     const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
     const stream = await client.agents.messages.create(agent.id, {
