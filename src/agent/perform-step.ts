@@ -189,6 +189,18 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   } catch (error) {
     return modelFailed(ctx, withStep, error, stamp);
   }
+  const model = response.model ?? deps.model.handle;
+  for (const { handle, kind, message } of response.fallbacks ?? []) {
+    deps.onEvent?.({
+      type: "model_fallback",
+      step_id: stepId,
+      from: handle,
+      to: model,
+      kind,
+      message,
+    });
+  }
+  response = { ...response, model };
   const offered = tools.map((tool) => tool.name);
   return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
 }

@@ -48,6 +48,17 @@ export interface ModelResponse {
   toolCalls: ModelToolCall[];
   usage: ModelUsage;
   finishReason: FinishReason;
+  /** The handle that answered, when it is not the adapter's own (a fallback sets it). */
+  model?: string;
+  /** The handles that failed with an outage before `model` answered, in order. */
+  fallbacks?: ModelFallback[];
+}
+
+/** A handle skipped for an outage-class failure before a fallback answered. */
+export interface ModelFallback {
+  handle: string;
+  kind: string;
+  message: string;
 }
 
 /** A piece of a response as it streams. Tool-call deltas of one call share `index`. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isProviderName, PROVIDERS } from "../llm/handle.js";
 import { ToolName } from "../tools/tool-declaration.js";
 import {
   ApprovalPolicy,
@@ -9,6 +10,28 @@ import {
   ReplyVia,
   ToolAccess,
 } from "./axes.js";
+
+/**
+ * A model handle whose provider Holdfast knows (`openai/…`, `anthropic/…`, `sim/…`): what a
+ * config file's types and an agent's fallbacks are checked with, so a typo is refused up front.
+ */
+export const KnownModelHandle = ModelHandle.superRefine((handle, ctx) => {
+  const provider = handle.slice(0, handle.indexOf("/"));
+  // A malformed handle already has its issue; the provider is checked only on a well-formed one.
+  if (ModelHandle.safeParse(handle).success && !isProviderName(provider))
+    ctx.addIssue({
+      code: "custom",
+      message: `unknown model provider '${provider}'; known providers: ${PROVIDERS.join(", ")}`,
+    });
+});
+
+/** Fallback model handles: at most four, each named once. */
+export const ModelFallbacks = z
+  .array(KnownModelHandle)
+  .max(4)
+  .refine((handles) => new Set(handles).size === handles.length, {
+    message: "a fallback handle is named twice",
+  });
 
 export const TypeName = z
   .string()
@@ -99,6 +122,11 @@ export const AgentType = z.strictObject({
   include_history: z.boolean(),
   /** The default model of agents of this type; `null` leaves it to the server's default. */
   model: ModelHandle.nullable(),
+  /**
+   * Handles tried in order when the model is down (5xx, overloaded, timeouts, rate limits after
+   * its own retries); never on a failure the request caused. Empty: no fallback.
+   */
+  model_fallbacks: ModelFallbacks.default([]),
   /** The system prompt template the prompt builder renders for every model call. */
   system_prompt: z.string(),
   reply_via: ReplyVia,

@@ -23,6 +23,8 @@ export type WithheldTool = z.infer<typeof WithheldTool>;
 export const EffectiveCapabilities = z.object({
   type: z.string(),
   model: ModelHandle.nullable(),
+  /** Tried in order when `model` is down; see AgentType.model_fallbacks. */
+  model_fallbacks: z.array(ModelHandle).default([]),
   control_flow: ControlFlow,
   include_history: z.boolean(),
   reply_via: ReplyVia,

@@ -70,6 +70,7 @@ export function effectiveCapabilities(
   return {
     type: type.name,
     model: overrides.model ?? type.model,
+    model_fallbacks: overrides.model_fallbacks ?? type.model_fallbacks,
     control_flow: type.control_flow,
     include_history: type.include_history,
     reply_via: type.reply_via,
