@@ -17,7 +17,12 @@ import { type Clock, systemClock } from "../core/clock.js";
 import { ValidationError } from "../core/errors.js";
 import { toModelError } from "./ai-sdk-errors.js";
 import { ResponseBuilder } from "./ai-sdk-response.js";
-import { formatModelHandle, type ModelHandle, parseModelHandle } from "./handle.js";
+import {
+  formatModelHandle,
+  type ModelHandle,
+  type ProviderName,
+  parseModelHandle,
+} from "./handle.js";
 import type {
   ModelAdapter,
   ModelDelta,
@@ -32,6 +37,7 @@ import {
   type ProviderSettings,
   resolveProviderEndpoint,
 } from "./provider-settings.js";
+import { reasoningProviderOptions } from "./reasoning-options.js";
 
 /** Used for models the table below does not know, local ones above all. */
 export const DEFAULT_CONTEXT_WINDOW = 32_768;
@@ -90,7 +96,12 @@ export function createAiSdkAdapter(
   return {
     handle: formatModelHandle(parsed),
     contextWindow: options.contextWindow ?? contextWindowFor(parsed.model),
-    generate: (request, onDelta) => generate(model, request, onDelta, clock, options.timeoutMs),
+    generate: (request, onDelta) =>
+      generate(model, request, onDelta, {
+        clock,
+        timeoutMs: options.timeoutMs,
+        provider: parsed.provider,
+      }),
   };
 }
 
@@ -130,10 +141,14 @@ async function generate(
   model: LanguageModel,
   request: ModelRequest,
   onDelta: ((delta: ModelDelta) => void) | undefined,
-  clock: Clock,
-  timeoutMs: number | undefined,
+  {
+    clock,
+    timeoutMs,
+    provider,
+  }: { clock: Clock; timeoutMs: number | undefined; provider: ProviderName },
 ): Promise<ModelResponse> {
   const hasTools = request.tools.length > 0;
+  const providerOptions = reasoningProviderOptions(provider, request.reasoning);
   const builder = new ResponseBuilder(onDelta);
   try {
     // We always stream, even without `onDelta`: one code path, and only the stream carries
@@ -146,6 +161,7 @@ async function generate(
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
       ...(request.signal && { abortSignal: request.signal }),
       ...(timeoutMs !== undefined && { timeout: timeoutMs }),
+      ...(providerOptions && { providerOptions }),
       maxRetries: 0,
       stopWhen: isStepCount(1),
       // Errors reach us as stream parts; the default handler would also log them to stderr.

@@ -31,7 +31,21 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   /** `required` forces a tool call (memgpt agents must reply through send_message). */
   toolChoice?: "auto" | "required" | "none";
+  /** Reasoning to ask for; absent sends nothing, leaving the provider's default. */
+  reasoning?: ReasoningRequest;
   signal?: AbortSignal;
+}
+
+/**
+ * Reasoning asked of the model. Each adapter sends it in its provider's terms: Anthropic's
+ * `thinking`, OpenAI's `reasoning` effort and summary, Gemini's `thinkingConfig`.
+ */
+export interface ReasoningRequest {
+  enabled: boolean;
+  /** The most tokens spent reasoning per call, where the provider takes a budget. */
+  budgetTokens?: number;
+  /** OpenAI's effort; derived from `budgetTokens` when absent. */
+  effort?: "minimal" | "low" | "medium" | "high";
 }
 
 export interface ModelUsage {

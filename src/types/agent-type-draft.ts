@@ -6,6 +6,7 @@ import {
   Limits,
   MemorySettings,
   ModelFallbacks,
+  ReasoningSettings,
   ToolSettings,
   TypeName,
 } from "./agent-type.js";
@@ -20,6 +21,7 @@ const draftFields = {
   include_history: z.boolean().optional(),
   model: KnownModelHandle.nullable().optional(),
   model_fallbacks: ModelFallbacks.optional(),
+  reasoning: ReasoningSettings.nullable().optional(),
   system_prompt: z.string().optional(),
   reply_via: ReplyVia.optional(),
   tools: ToolSettings.partial().optional(),

@@ -33,6 +33,20 @@ export const ModelFallbacks = z
     message: "a fallback handle is named twice",
   });
 
+/**
+ * Whether the model is asked to reason before it answers, and how much. `budget_tokens` is
+ * Anthropic's thinking budget and Gemini's `thinkingBudget`; OpenAI takes an `effort` instead
+ * (given, or derived from the budget). Tokens spent reasoning count as output tokens.
+ */
+export const ReasoningSettings = z.strictObject({
+  enabled: z.boolean(),
+  /** The most tokens spent reasoning per call; null leaves it to the provider. */
+  budget_tokens: z.int().min(1024).max(128_000).nullable().default(null),
+  /** OpenAI's reasoning effort; null derives it from `budget_tokens` (medium without one). */
+  effort: z.enum(["minimal", "low", "medium", "high"]).nullable().default(null),
+});
+export type ReasoningSettings = z.infer<typeof ReasoningSettings>;
+
 export const TypeName = z
   .string()
   .regex(/^[a-z][a-z0-9_-]{0,63}$/, "a type name is 1-64 lowercase letters, digits, _ or -");
@@ -127,6 +141,8 @@ export const AgentType = z.strictObject({
    * its own retries); never on a failure the request caused. Empty: no fallback.
    */
   model_fallbacks: ModelFallbacks.default([]),
+  /** Reasoning asked of the model; null sends nothing, leaving each provider's default. */
+  reasoning: ReasoningSettings.nullable().default(null),
   /** The system prompt template the prompt builder renders for every model call. */
   system_prompt: z.string(),
   reply_via: ReplyVia,

@@ -11,6 +11,7 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
   include_history: true,
   model: null,
   model_fallbacks: [],
+  reasoning: null,
   system_prompt: DEFAULT_PROMPT,
   reply_via: "text",
   tools: { packs: [], include: [], allow: null, deny: [], access: "full", approval: "never" },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolName } from "../tools/tool-declaration.js";
-import { Isolation, Limits, ModelFallbacks } from "./agent-type.js";
+import { Isolation, Limits, ModelFallbacks, ReasoningSettings } from "./agent-type.js";
 import { ApprovalPolicy, ModelHandle, PolicyProfile, ToolAccess } from "./axes.js";
 
 /**
@@ -13,6 +13,8 @@ export const AgentOverrides = z.strictObject({
   model: ModelHandle.optional(),
   /** Replaces the type's fallback handles; `[]` turns fallbacks off for this agent. */
   model_fallbacks: ModelFallbacks.optional(),
+  /** Replaces the type's reasoning settings (its tokens still count against the turn's limit). */
+  reasoning: ReasoningSettings.nullable().optional(),
   system_prompt: z.string().optional(),
   tools: z
     .strictObject({
