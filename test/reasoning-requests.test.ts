@@ -95,6 +95,63 @@ describe("reasoning asked of each provider, as its fake server receives it", () 
   );
 });
 
+describe("Anthropic thinking signatures", () => {
+  it("stores the signed thinking of a tool call and sends it back, signed, on the next call", async () => {
+    fake = await startFakeProvider(ANTHROPIC.wire, [
+      {
+        type: "completion",
+        reasoning: "Store her name first.",
+        toolCalls: [
+          {
+            id: "toolu_1",
+            name: "memory_insert",
+            arguments: JSON.stringify({ label: "human", new_str: "Ada" }),
+          },
+        ],
+      },
+      { type: "completion", text: "Hello Ada." },
+    ]);
+    const model = createModel(ANTHROPIC.handle, { env: ANTHROPIC.env(fake) });
+    const kit = await loopKit({ type: "letta_v1_agent", model, overrides: { reasoning: ON } });
+    const result = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "I am Ada" },
+      kit.deps,
+    );
+
+    expect(result.stopReason).toBe("end_turn");
+    const stored = (await kit.messages()).find((m) => m.message_type === "reasoning_message");
+    expect(stored).toMatchObject({ reasoning: "Store her name first.", signature: "sig-fake" });
+    const second = fake.requests[1]?.body as Body;
+    const assistant = (second.messages as { role: string; content: Body[] }[]).find(
+      (m) => m.role === "assistant",
+    );
+    expect(assistant?.content[0]).toEqual({
+      type: "thinking",
+      thinking: "Store her name first.",
+      signature: "sig-fake",
+    });
+    expect(assistant?.content[1]).toMatchObject({ type: "tool_use", id: "toolu_1" });
+  });
+
+  it("never sends a signed thought to another provider", async () => {
+    const { toSdkMessages } = await import("../src/llm/ai-sdk-adapter.js");
+    const messages = [
+      {
+        role: "assistant" as const,
+        content: "hi",
+        toolCalls: [],
+        reasoning: { text: "t", signature: "s" },
+      },
+    ];
+    expect(JSON.stringify(toSdkMessages(messages))).not.toContain("reasoning");
+    expect(JSON.stringify(toSdkMessages(messages, { signedReasoning: true }))).toContain(
+      '"signature":"s"',
+    );
+  });
+});
+
 describe("reasoning in config", () => {
   it("gives a type reasoning settings, with defaults for what it leaves out", () => {
     const checked = checkConfig({

@@ -29,6 +29,9 @@ export function applyModelResponse(
       stampMessage(stamp, at("r"), {
         message_type: "reasoning_message",
         reasoning: response.reasoning,
+        ...(response.reasoningSignature !== undefined && {
+          signature: response.reasoningSignature,
+        }),
       }),
     );
   }

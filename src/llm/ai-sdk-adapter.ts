@@ -156,7 +156,7 @@ async function generate(
     const result = streamText({
       model,
       instructions: request.system,
-      messages: toSdkMessages(request.messages),
+      messages: toSdkMessages(request.messages, { signedReasoning: provider === "anthropic" }),
       ...(hasTools && { tools: toSdkTools(request.tools), toolChoice: request.toolChoice }),
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
       ...(request.signal && { abortSignal: request.signal }),
@@ -201,8 +201,15 @@ function refusedOrAnswer(response: ModelResponse): ModelResponse {
   throw new ModelError("refused", message);
 }
 
-/** Our conversation in the SDK's message format. */
-export function toSdkMessages(messages: readonly ModelMessage[]): SdkMessage[] {
+/**
+ * Our conversation in the SDK's message format. With `signedReasoning` (Anthropic), a step's
+ * signed thinking goes back before its text and tool calls: Anthropic requires it when a
+ * thinking model continues after its own tool call. Other providers never get it.
+ */
+export function toSdkMessages(
+  messages: readonly ModelMessage[],
+  options: { signedReasoning?: boolean } = {},
+): SdkMessage[] {
   const out: SdkMessage[] = [];
   for (const message of messages) {
     if (message.role === "user") {
@@ -215,9 +222,10 @@ export function toSdkMessages(messages: readonly ModelMessage[]): SdkMessage[] {
         input: parseArguments(call.arguments),
       }));
       const text = message.content === "" ? [] : [{ type: "text" as const, text: message.content }];
+      const thought = options.signedReasoning ? signedReasoning(message.reasoning) : [];
       // An empty assistant turn says nothing, and Anthropic rejects empty content outright.
       if (text.length + calls.length > 0)
-        out.push({ role: "assistant", content: [...text, ...calls] });
+        out.push({ role: "assistant", content: [...thought, ...text, ...calls] });
     } else {
       const result: ToolResultPart = {
         type: "tool-result",
@@ -232,6 +240,12 @@ export function toSdkMessages(messages: readonly ModelMessage[]): SdkMessage[] {
     }
   }
   return out;
+}
+
+function signedReasoning(reasoning: { text: string; signature: string } | undefined) {
+  if (!reasoning) return [];
+  const { text, signature } = reasoning;
+  return [{ type: "reasoning" as const, text, providerOptions: { anthropic: { signature } } }];
 }
 
 /**

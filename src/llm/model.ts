@@ -20,7 +20,13 @@ export interface ModelToolCall {
 /** The conversation as a model sees it. The system prompt travels separately. */
 export type ModelMessage =
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string; toolCalls: ModelToolCall[] }
+  | {
+      role: "assistant";
+      content: string;
+      toolCalls: ModelToolCall[];
+      /** The step's signed reasoning, sent back where the provider requires it (Anthropic). */
+      reasoning?: { text: string; signature: string };
+    }
   | { role: "tool"; toolCallId: string; toolName: string; content: string };
 
 export interface ModelRequest {
@@ -59,6 +65,8 @@ export interface ModelResponse {
   text: string;
   /** The model's visible reasoning, if the provider returns it; else "". */
   reasoning: string;
+  /** The provider's signature of that reasoning (Anthropic thinking), to send back with it. */
+  reasoningSignature?: string;
   toolCalls: ModelToolCall[];
   usage: ModelUsage;
   finishReason: FinishReason;
