@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import { outcomeUnknown } from "../src/agent/decide.js";
 import { resumeSession, sendUserMessage } from "../src/agent/run-turn.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
-import type { StepCommit, TurnStore } from "../src/storage/turn-store.js";
 import { readFileTool, shellTool } from "../src/tools/builtin/workspace-tools.js";
 import { implementTool, success } from "../src/tools/tool.js";
-import { loopKit, transcript } from "./support/loop-kit.js";
+import { dyingStore, loopKit, transcript } from "./support/loop-kit.js";
 
 // An operator type that may run its tools without asking, so the only thing under test is what
 // a restart does with a call that was in flight.
@@ -38,22 +37,9 @@ async function crashingKit(tool: "shell" | "read_file") {
   });
   const kit = await loopKit({ type: "operator", model, config: CONFIG, tools });
   const store = kit.store;
-  let dead = false;
-  const dying: TurnStore = {
-    loadBlocks: (id) => store.loadBlocks(id),
-    getRun: (id) => store.getRun(id),
-    recentMessages: (id, limit) => store.recentMessages(id, limit),
-    searchMessages: (id, query, options) => store.searchMessages(id, query, options),
-    searchPassages: (id, query, options) => store.searchPassages(id, query, options),
-    commit: async (step: StepCommit) => {
-      // The process dies once the tool has run: its result is never committed.
-      if (dead || runs[tool] > 0) {
-        dead = true;
-        throw new Error("killed");
-      }
-      await store.commit(step);
-    },
-  };
+  // The process dies once the tool has run: its result is never committed.
+  const dying = dyingStore(store, () => runs[tool] > 0, "killed");
+
   await expect(
     sendUserMessage(
       kit.agent,

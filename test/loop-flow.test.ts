@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resumeSession, sendUserMessage, wakeFromPause } from "../src/agent/run-turn.js";
 import { createSimModel, type SimReply } from "../src/llm/sim/sim-model.js";
-import type { StepCommit, TurnStore } from "../src/storage/turn-store.js";
-import { loopKit, transcript } from "./support/loop-kit.js";
+import { dyingStore, loopKit, transcript } from "./support/loop-kit.js";
 
 const send = (message: string, again = false): SimReply => ({
   toolCalls: [{ name: "send_message", args: { message, request_heartbeat: again } }],
@@ -167,20 +166,11 @@ describe("determinism and recovery", () => {
   it("resumes an interrupted turn from its last checkpoint and applies memory edits once", async () => {
     const kit = await loopKit({ type: "memgpt_agent", model: createSimModel() });
     let commits = 0;
-    const commit = kit.store.commit.bind(kit.store);
-    const store = kit.store;
-    const crashingStore: TurnStore = {
-      loadBlocks: (id) => store.loadBlocks(id),
-      getRun: (id) => store.getRun(id),
-      recentMessages: (id, limit) => store.recentMessages(id, limit),
-      searchMessages: (id, query, options) => store.searchMessages(id, query, options),
-      searchPassages: (id, query, options) => store.searchPassages(id, query, options),
-      commit: async (step: StepCommit) => {
-        commits += 1;
-        if (commits === 4) throw new Error("crash");
-        await commit(step);
-      },
-    };
+    const crashingStore = dyingStore(kit.store, () => {
+      commits += 1;
+      return commits === 4;
+    });
+
     const crashing = { ...kit.deps, store: crashingStore };
     await expect(
       sendUserMessage(kit.agent, await kit.session(), { content: "My name is Ada" }, crashing),

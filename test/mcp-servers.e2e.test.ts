@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { checkConfig } from "../src/config/config-file.js";
 import type { ModelRequest } from "../src/llm/model.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
+import { STDIO_FROM_API_OFF } from "../src/service/mcp-server-service.js";
 import {
   EVERYTHING_SERVER,
   type HttpMcpServer,
@@ -148,6 +150,30 @@ describe("MCP servers through Letta's routes", () => {
     await expect(client.mcpServers.retrieve("mcp_server-nope")).rejects.toMatchObject({
       status: 404,
     });
+  });
+
+  it("refuses stdio servers through the API on a server with bearer tokens, unless the config allows them", async () => {
+    const tokens = new Map([["t-1", "project-a"]]);
+    server = await startTestServer({ model, tokens });
+    const guarded = server.client("t-1");
+    await expect(
+      guarded.mcpServers.create({ server_name: "local", config: stdioConfig }),
+    ).rejects.toMatchObject({
+      status: 422,
+      error: {
+        errors: [{ path: "config.mcp_server_type", message: STDIO_FROM_API_OFF }],
+      },
+    });
+    expect(await guarded.mcpServers.list()).toEqual([]);
+    await server.close();
+
+    const checked = checkConfig({ tools: { mcp: { api_stdio: "allow" } } });
+    if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
+    server = await startTestServer({ model, tokens, config: checked.config });
+    const allowed = await server
+      .client("t-1")
+      .mcpServers.create({ server_name: "local", config: stdioConfig });
+    expect(statusOf(allowed)).toBe("connected");
   });
 
   it("turns a hanging call into a timeout error, and a dead HTTP server into a tool error until it is back", async () => {

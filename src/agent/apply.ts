@@ -29,6 +29,9 @@ export function applyModelResponse(
       stampMessage(stamp, at("r"), {
         message_type: "reasoning_message",
         reasoning: response.reasoning,
+        ...(response.reasoningSignature !== undefined && {
+          signature: response.reasoningSignature,
+        }),
       }),
     );
   }
@@ -76,6 +79,7 @@ export function applyModelResponse(
     offered: step.offered,
     after_tools: null,
     usage,
+    models: answeredBy(state.models, response.model),
   };
   if (usage.prompt_tokens + usage.completion_tokens > caps.limits.max_tokens_per_turn) {
     return closePending({ state: next, messages }, "max_tokens_exceeded", stamp);
@@ -211,4 +215,9 @@ function requestsHeartbeat(args: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The turn's answering models with `model` added, if it is new. */
+function answeredBy(models: readonly string[], model: string | undefined): string[] {
+  return model === undefined || models.includes(model) ? [...models] : [...models, model];
 }

@@ -18,4 +18,16 @@ export type LoopEvent =
   | { type: "stop"; stop_reason: StopReason }
   | { type: "usage"; usage: Usage }
   /** `kind`: the model failure's kind (ModelErrorKind), when a model call failed. */
-  | { type: "error"; message: string; retryable: boolean; kind?: string };
+  | { type: "error"; message: string; retryable: boolean; kind?: string }
+  /**
+   * A model call moved on from `from` (down: `kind`, `message`) to its next fallback handle;
+   * `to` is the handle that finally answered the step.
+   */
+  | {
+      type: "model_fallback";
+      step_id: string;
+      from: string;
+      to: string;
+      kind: string;
+      message: string;
+    };

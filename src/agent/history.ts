@@ -3,12 +3,13 @@ import type { AgentMessage } from "../records/messages.js";
 
 /**
  * Turns stored messages into the conversation a model sees. The text and tool calls of one
- * step become one assistant message; reasoning and approval bookkeeping are left out; system
+ * step become one assistant message, with its signed reasoning if any; other reasoning and
+ * approval bookkeeping are left out; system
  * notices reach the model as user messages, since providers allow only one system prompt.
  */
 export function toModelMessages(history: readonly AgentMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
-  let assistant: { role: "assistant"; content: string; toolCalls: ModelToolCall[] } | null = null;
+  let assistant: Extract<ModelMessage, { role: "assistant" }> | null = null;
   let assistantStep: string | null = null;
   const flush = () => {
     if (assistant) out.push(assistant);
@@ -57,6 +58,13 @@ export function toModelMessages(history: readonly AgentMessage[]): ModelMessage[
         });
         break;
       case "reasoning_message":
+        // Signed reasoning (Anthropic thinking) goes back with its step, as the provider asks.
+        if (message.signature)
+          assistantFor(message.step_id).reasoning = {
+            text: message.reasoning,
+            signature: message.signature,
+          };
+        break;
       case "approval_request_message":
       case "approval_response_message":
         break;

@@ -1,9 +1,10 @@
 import { AssertionError, assert } from "../core/errors.js";
-import type { ModelDelta, ModelResponse } from "../llm/model.js";
+import type { ModelDelta, ModelResponse, ReasoningRequest } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
 import type { SessionState } from "../records/session-state.js";
 import { checkClientArguments, clientToolDeclaration } from "../tools/client-tools.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
+import type { ReasoningSettings } from "../types/agent-type.js";
 import { type Applied, applyModelResponse, applyToolResult, closePending } from "./apply.js";
 import { applyApprovalRequest } from "./approvals.js";
 import { applySpawned } from "./children.js";
@@ -184,11 +185,27 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
     );
   let response: ModelResponse;
   try {
-    const request = deps.signal ? { ...built.request, signal: deps.signal } : built.request;
+    const request = {
+      ...built.request,
+      ...(deps.signal && { signal: deps.signal }),
+      ...(caps.reasoning && { reasoning: reasoningRequest(caps.reasoning) }),
+    };
     response = await deps.model.generate(request, streamDeltas(ctx, stepId));
   } catch (error) {
     return modelFailed(ctx, withStep, error, stamp);
   }
+  const model = response.model ?? deps.model.handle;
+  for (const { handle, kind, message } of response.fallbacks ?? []) {
+    deps.onEvent?.({
+      type: "model_fallback",
+      step_id: stepId,
+      from: handle,
+      to: model,
+      kind,
+      message,
+    });
+  }
+  response = { ...response, model };
   const offered = tools.map((tool) => tool.name);
   return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
 }
@@ -254,4 +271,13 @@ function modelFailed(
       ? "invalid_llm_response"
       : "llm_api_error";
   return closePending({ state, messages: [] }, reason, stamp);
+}
+
+/** A type's reasoning settings as the model boundary takes them. */
+function reasoningRequest(settings: ReasoningSettings): ReasoningRequest {
+  return {
+    enabled: settings.enabled,
+    ...(settings.budget_tokens !== null && { budgetTokens: settings.budget_tokens }),
+    ...(settings.effort !== null && { effort: settings.effort }),
+  };
 }

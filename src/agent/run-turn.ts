@@ -314,6 +314,7 @@ function newRun(id: string, agentId: string, key: string | null, nowMs: number):
     completed_at_ms: null,
     usage: null,
     verification: null,
+    models: [],
   };
 }
 
@@ -331,13 +332,21 @@ function endRun(
   nowMs: number,
   state: SessionState,
 ): RunRecord {
-  const { usage, verification: v } = state;
-  if (stopReason === "requires_approval") return { ...run, stop_reason: stopReason, usage };
+  const { usage, verification: v, models } = state;
+  if (stopReason === "requires_approval") return { ...run, stop_reason: stopReason, usage, models };
   const status =
     stopReason === "cancelled" ? "cancelled" : FAILED.has(stopReason) ? "failed" : "completed";
   const verification =
     v && v.passed !== null ? { passed: v.passed, rounds: v.rounds, findings: v.findings } : null;
-  return { ...run, status, stop_reason: stopReason, completed_at_ms: nowMs, usage, verification };
+  return {
+    ...run,
+    status,
+    stop_reason: stopReason,
+    completed_at_ms: nowMs,
+    usage,
+    verification,
+    models,
+  };
 }
 
 function result(ctx: TurnContext, state: SessionState): TurnResult {

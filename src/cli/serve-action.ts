@@ -45,6 +45,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
         retry_ms: retryMs,
       }),
     onMcpEvent: (message) => log("info", { msg: message }),
+    bearerTokens: tokens !== null,
   }).catch((error: unknown) => {
     // Refused before the port is bound: a second server must not write this directory.
     if (!(error instanceof DataDirInUseError)) throw error;

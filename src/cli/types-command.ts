@@ -72,7 +72,7 @@ async function configAsServed(configFlag: string | undefined): Promise<HoldfastC
 function formatCapabilities(caps: EffectiveCapabilities): string {
   const lines = [
     `  control flow   ${caps.control_flow}${caps.include_history ? "" : " (without history)"}`,
-    `  model          ${caps.model ?? "(server default)"}`,
+    `  model          ${caps.model ?? "(server default)"}${caps.model_fallbacks.length > 0 ? `, then ${caps.model_fallbacks.join(", ")}` : ""}`,
     `  replies via    ${caps.reply_via}`,
     `  tool access    ${caps.access}, policy profile ${caps.policy_profile}`,
     `  heartbeats     ${caps.heartbeats ? "on" : "off"}`,

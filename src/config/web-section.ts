@@ -53,8 +53,18 @@ export const WebSection = z.strictObject({
 });
 export type WebSection = z.infer<typeof WebSection>;
 
+/**
+ * `tools.mcp.api_stdio`: whether stdio MCP servers may be added through the API. Such a server
+ * runs a command as the server's OS user, outside the shell's sandbox; unset, it is allowed only
+ * on a server without bearer tokens (one user, on loopback).
+ */
+export const McpApiSection = z.strictObject({ api_stdio: z.enum(["allow", "deny"]).optional() });
+
 /** The `tools:` section: settings of built-in tools, by group. */
-export const ToolsSection = z.strictObject({ web: WebSection.prefault({}) });
+export const ToolsSection = z.strictObject({
+  web: WebSection.prefault({}),
+  mcp: McpApiSection.prefault({}),
+});
 export type ToolsSection = z.infer<typeof ToolsSection>;
 
 export const DEFAULT_TOOLS_SECTION: ToolsSection = ToolsSection.parse({});

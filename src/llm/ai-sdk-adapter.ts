@@ -17,7 +17,12 @@ import { type Clock, systemClock } from "../core/clock.js";
 import { ValidationError } from "../core/errors.js";
 import { toModelError } from "./ai-sdk-errors.js";
 import { ResponseBuilder } from "./ai-sdk-response.js";
-import { formatModelHandle, type ModelHandle, parseModelHandle } from "./handle.js";
+import {
+  formatModelHandle,
+  type ModelHandle,
+  type ProviderName,
+  parseModelHandle,
+} from "./handle.js";
 import type {
   ModelAdapter,
   ModelDelta,
@@ -32,6 +37,7 @@ import {
   type ProviderSettings,
   resolveProviderEndpoint,
 } from "./provider-settings.js";
+import { reasoningProviderOptions } from "./reasoning-options.js";
 
 /** Used for models the table below does not know, local ones above all. */
 export const DEFAULT_CONTEXT_WINDOW = 32_768;
@@ -90,7 +96,12 @@ export function createAiSdkAdapter(
   return {
     handle: formatModelHandle(parsed),
     contextWindow: options.contextWindow ?? contextWindowFor(parsed.model),
-    generate: (request, onDelta) => generate(model, request, onDelta, clock, options.timeoutMs),
+    generate: (request, onDelta) =>
+      generate(model, request, onDelta, {
+        clock,
+        timeoutMs: options.timeoutMs,
+        provider: parsed.provider,
+      }),
   };
 }
 
@@ -130,10 +141,14 @@ async function generate(
   model: LanguageModel,
   request: ModelRequest,
   onDelta: ((delta: ModelDelta) => void) | undefined,
-  clock: Clock,
-  timeoutMs: number | undefined,
+  {
+    clock,
+    timeoutMs,
+    provider,
+  }: { clock: Clock; timeoutMs: number | undefined; provider: ProviderName },
 ): Promise<ModelResponse> {
   const hasTools = request.tools.length > 0;
+  const providerOptions = reasoningProviderOptions(provider, request.reasoning);
   const builder = new ResponseBuilder(onDelta);
   try {
     // We always stream, even without `onDelta`: one code path, and only the stream carries
@@ -141,11 +156,12 @@ async function generate(
     const result = streamText({
       model,
       instructions: request.system,
-      messages: toSdkMessages(request.messages),
+      messages: toSdkMessages(request.messages, { signedReasoning: provider === "anthropic" }),
       ...(hasTools && { tools: toSdkTools(request.tools), toolChoice: request.toolChoice }),
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
       ...(request.signal && { abortSignal: request.signal }),
       ...(timeoutMs !== undefined && { timeout: timeoutMs }),
+      ...(providerOptions && { providerOptions }),
       maxRetries: 0,
       stopWhen: isStepCount(1),
       // Errors reach us as stream parts; the default handler would also log them to stderr.
@@ -185,8 +201,15 @@ function refusedOrAnswer(response: ModelResponse): ModelResponse {
   throw new ModelError("refused", message);
 }
 
-/** Our conversation in the SDK's message format. */
-export function toSdkMessages(messages: readonly ModelMessage[]): SdkMessage[] {
+/**
+ * Our conversation in the SDK's message format. With `signedReasoning` (Anthropic), a step's
+ * signed thinking goes back before its text and tool calls: Anthropic requires it when a
+ * thinking model continues after its own tool call. Other providers never get it.
+ */
+export function toSdkMessages(
+  messages: readonly ModelMessage[],
+  options: { signedReasoning?: boolean } = {},
+): SdkMessage[] {
   const out: SdkMessage[] = [];
   for (const message of messages) {
     if (message.role === "user") {
@@ -199,9 +222,10 @@ export function toSdkMessages(messages: readonly ModelMessage[]): SdkMessage[] {
         input: parseArguments(call.arguments),
       }));
       const text = message.content === "" ? [] : [{ type: "text" as const, text: message.content }];
+      const thought = options.signedReasoning ? signedReasoning(message.reasoning) : [];
       // An empty assistant turn says nothing, and Anthropic rejects empty content outright.
       if (text.length + calls.length > 0)
-        out.push({ role: "assistant", content: [...text, ...calls] });
+        out.push({ role: "assistant", content: [...thought, ...text, ...calls] });
     } else {
       const result: ToolResultPart = {
         type: "tool-result",
@@ -216,6 +240,12 @@ export function toSdkMessages(messages: readonly ModelMessage[]): SdkMessage[] {
     }
   }
   return out;
+}
+
+function signedReasoning(reasoning: { text: string; signature: string } | undefined) {
+  if (!reasoning) return [];
+  const { text, signature } = reasoning;
+  return [{ type: "reasoning" as const, text, providerOptions: { anthropic: { signature } } }];
 }
 
 /**

@@ -21,6 +21,7 @@ interface CallInProgress {
 export class ResponseBuilder {
   #text = "";
   #reasoning = "";
+  #signature: string | undefined;
   #calls = new Map<string, CallInProgress>();
   #usage = { inputTokens: 0, outputTokens: 0 };
   #finishReason: FinishReason = "other";
@@ -35,9 +36,14 @@ export class ResponseBuilder {
         this.onDelta?.({ type: "text", text: part.text });
         break;
       case "reasoning-delta":
+      case "reasoning-end": {
+        const signature = part.providerMetadata?.anthropic?.signature;
+        if (typeof signature === "string" && signature !== "") this.#signature = signature;
+        if (part.type === "reasoning-end" || part.text === "") break;
         this.#reasoning += part.text;
         this.onDelta?.({ type: "reasoning", text: part.text });
         break;
+      }
       case "tool-input-start":
         if (!part.providerExecuted) this.#start(part.id, part.toolName, "");
         break;
@@ -71,6 +77,10 @@ export class ResponseBuilder {
     return {
       text: this.#text,
       reasoning: this.#reasoning,
+      ...(this.#signature !== undefined &&
+        this.#reasoning !== "" && {
+          reasoningSignature: this.#signature,
+        }),
       toolCalls,
       usage: this.#usage,
       finishReason,

@@ -20,7 +20,13 @@ export interface ModelToolCall {
 /** The conversation as a model sees it. The system prompt travels separately. */
 export type ModelMessage =
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string; toolCalls: ModelToolCall[] }
+  | {
+      role: "assistant";
+      content: string;
+      toolCalls: ModelToolCall[];
+      /** The step's signed reasoning, sent back where the provider requires it (Anthropic). */
+      reasoning?: { text: string; signature: string };
+    }
   | { role: "tool"; toolCallId: string; toolName: string; content: string };
 
 export interface ModelRequest {
@@ -31,7 +37,21 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   /** `required` forces a tool call (memgpt agents must reply through send_message). */
   toolChoice?: "auto" | "required" | "none";
+  /** Reasoning to ask for; absent sends nothing, leaving the provider's default. */
+  reasoning?: ReasoningRequest;
   signal?: AbortSignal;
+}
+
+/**
+ * Reasoning asked of the model. Each adapter sends it in its provider's terms: Anthropic's
+ * `thinking`, OpenAI's `reasoning` effort and summary, Gemini's `thinkingConfig`.
+ */
+export interface ReasoningRequest {
+  enabled: boolean;
+  /** The most tokens spent reasoning per call, where the provider takes a budget. */
+  budgetTokens?: number;
+  /** OpenAI's effort; derived from `budgetTokens` when absent. */
+  effort?: "minimal" | "low" | "medium" | "high";
 }
 
 export interface ModelUsage {
@@ -45,9 +65,22 @@ export interface ModelResponse {
   text: string;
   /** The model's visible reasoning, if the provider returns it; else "". */
   reasoning: string;
+  /** The provider's signature of that reasoning (Anthropic thinking), to send back with it. */
+  reasoningSignature?: string;
   toolCalls: ModelToolCall[];
   usage: ModelUsage;
   finishReason: FinishReason;
+  /** The handle that answered, when it is not the adapter's own (a fallback sets it). */
+  model?: string;
+  /** The handles that failed with an outage before `model` answered, in order. */
+  fallbacks?: ModelFallback[];
+}
+
+/** A handle skipped for an outage-class failure before a fallback answered. */
+export interface ModelFallback {
+  handle: string;
+  kind: string;
+  message: string;
 }
 
 /** A piece of a response as it streams. Tool-call deltas of one call share `index`. */

@@ -56,6 +56,11 @@ export const RunRecord = z.object({
   usage: Usage.nullable().default(null),
   /** The verifier gate's outcome, for a type with `verify`. */
   verification: RunVerification.nullable().default(null),
+  /**
+   * The model handles that answered the run's calls, in order of first answer: the agent's
+   * model, or a fallback that answered while it was down (then both may appear).
+   */
+  models: z.array(z.string()).default([]),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

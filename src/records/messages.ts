@@ -62,7 +62,13 @@ export const AgentMessage = z.discriminatedUnion("message_type", [
   z.object({ ...base, message_type: z.literal("system_message"), content: z.string() }),
   z.object({ ...base, message_type: z.literal("user_message"), content: z.string() }),
   z.object({ ...base, message_type: z.literal("assistant_message"), content: z.string() }),
-  z.object({ ...base, message_type: z.literal("reasoning_message"), reasoning: z.string() }),
+  z.object({
+    ...base,
+    message_type: z.literal("reasoning_message"),
+    reasoning: z.string(),
+    /** The provider's signature of the reasoning (Anthropic thinking), as Letta keeps it. */
+    signature: z.string().nullable().optional(),
+  }),
   z.object({ ...base, message_type: z.literal("tool_call_message"), tool_call: ToolCall }),
   z.object({
     ...base,

@@ -12,10 +12,11 @@ import { StopReason, ToolCall } from "./messages.js";
  * `verification` (the verifier gate); a version 1 row reads with their defaults. 3 — a call of a
  * tool that is not idempotent is `started` before it runs; earlier rows have no such calls.
  * 4 — client tools: `client_tools` (the run's tools its caller runs); older rows read with none.
- * Readable versions: [1, 2, 3, 4].
+ * 5 — fallbacks: `models` (the handles that answered this turn); older rows read with none.
+ * Readable versions: [1, 2, 3, 4, 5].
  */
-export const SESSION_STATE_VERSION = 4;
-export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3, 4];
+export const SESSION_STATE_VERSION = 5;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3, 4, 5];
 
 export const PendingCall = z.object({
   tool_call: ToolCall,
@@ -65,7 +66,13 @@ export const Verification = z.object({
 export type Verification = z.infer<typeof Verification>;
 
 export const SessionState = z.object({
-  version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(SESSION_STATE_VERSION)]),
+  version: z.union([
+    z.literal(1),
+    z.literal(2),
+    z.literal(3),
+    z.literal(4),
+    z.literal(SESSION_STATE_VERSION),
+  ]),
   session_id: z.string(),
   /**
    * idle: between turns · running: a turn is in progress · awaiting_approval · paused ·
@@ -100,6 +107,8 @@ export const SessionState = z.object({
   /** The run's client tools: offered beside the agent's own, run by the caller, never here. */
   client_tools: z.array(ClientTool).default([]),
   usage: Usage,
+  /** The model handles that answered this turn's calls, each once, in order of first answer. */
+  models: z.array(z.string()).default([]),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -126,6 +135,7 @@ export function newSessionState(sessionId: string): SessionState {
     approved_tools: [],
     client_tools: [],
     usage: { prompt_tokens: 0, completion_tokens: 0, step_count: 0 },
+    models: [],
   };
 }
 

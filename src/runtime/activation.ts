@@ -8,6 +8,7 @@ import type { Clock } from "../core/clock.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { IdSource } from "../core/ids.js";
+import { withFallbacks } from "../llm/fallback.js";
 import type { ModelAdapter } from "../llm/model.js";
 import type { AgentRecord } from "../records/agent-record.js";
 import { newSessionState, type SessionState } from "../records/session-state.js";
@@ -89,7 +90,11 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
     agent,
     tools: toolsFor(sources),
     catalogueVersion: catalogue.version,
-    model: sources.modelFor(caps.model ?? sources.defaultModel),
+    model: withFallbacks(
+      [caps.model ?? sources.defaultModel, ...caps.model_fallbacks].map((handle) =>
+        sources.modelFor(handle),
+      ),
+    ),
     workspace: sources.workspaceFor(record, caps.isolation),
   };
 }

@@ -53,6 +53,11 @@ export interface AssembleOptions {
   onChainError?: (runId: string, error: unknown, retryMs: number) => void;
   /** Told when an MCP server connects, fails or reconnects (secrets already removed). */
   onMcpEvent?: (message: string) => void;
+  /**
+   * Callers authenticate with bearer tokens (`HOLDFAST_TOKENS`): then, unless the config says
+   * `tools.mcp.api_stdio: allow`, stdio MCP servers cannot be added through the API.
+   */
+  bearerTokens?: boolean;
 }
 
 export interface Assembled {
@@ -109,8 +114,10 @@ async function wire(
   const { detection } = prepared;
   // Without a search provider (or its key) web_search is withheld, with the reason.
   const { config: withWeb, web } = prepareWebTools(prepared.config, env);
+  const apiStdio = stdioFromApiAllowed(withWeb, options.bearerTokens === true);
   const sources = await startToolSources({
     config: withWeb,
+    apiStdio,
     store,
     sandbox: detection.ok ? detection.sandbox : null,
     web,
@@ -183,7 +190,7 @@ async function wire(
       sessions: new SessionService(ctx),
       runs: new RunService(ctx),
       chains: new ChainService(ctx, chains),
-      mcpServers: new McpServerService(ctx, hub),
+      mcpServers: new McpServerService(ctx, hub, apiStdio),
     },
     engine,
     store,
@@ -196,4 +203,10 @@ async function wire(
       lock?.release();
     },
   };
+}
+
+/** Whether stdio MCP servers may come through the API: as configured, else only without tokens. */
+function stdioFromApiAllowed(config: HoldfastConfig, bearerTokens: boolean): boolean {
+  const chosen = config.tools.mcp.api_stdio;
+  return chosen === undefined ? !bearerTokens : chosen === "allow";
 }

@@ -43,6 +43,9 @@ export class FrameMapper {
       case "error":
         this.#error = { message: event.message, retryable: event.retryable };
         return [];
+      // Letta's stream has no frame for it; the run's `models` and the event stream say it.
+      case "model_fallback":
+        return [];
     }
   }
 

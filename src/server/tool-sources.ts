@@ -27,6 +27,8 @@ export interface ToolSources {
 export async function startToolSources(options: {
   config: HoldfastConfig;
   store: Store;
+  /** Whether stdio servers stored through the API may start (see `tools.mcp.api_stdio`). */
+  apiStdio: boolean;
   sandbox: Sandbox | null;
   web?: WebSettings;
   clock: Clock;
@@ -39,10 +41,14 @@ export async function startToolSources(options: {
   for (const [name, server] of Object.entries(config.mcpServers)) hub.add(name, server, "config");
   for (const stored of await store.mcpServers.list()) {
     const parsed = McpServerConfig.safeParse(stored.config);
-    if (!parsed.success || hub.get(stored.name)) {
-      const why = parsed.success
+    const why = !parsed.success
+      ? "its config is invalid"
+      : hub.get(stored.name)
         ? "the config file has a server of that name"
-        : "its config is invalid";
+        : parsed.data.command !== undefined && !options.apiStdio
+          ? "stdio servers from the API are off on this server (tools.mcp.api_stdio)"
+          : null;
+    if (!parsed.success || why !== null) {
       log?.(`MCP server '${stored.name}' (${stored.id}) not started: ${why}`);
       continue;
     }

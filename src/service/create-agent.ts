@@ -38,6 +38,12 @@ export function agentFromRequest(
     const problem = ctx.checkModel(ctx.defaultModel);
     if (problem) errors.push({ path: "model", message: problem });
   }
+  // The type's fallbacks must be reachable too, or the agent fails only once its model is down.
+  for (const handle of type.model_fallbacks) {
+    const problem = ctx.checkModel(handle);
+    if (problem)
+      errors.push({ path: "agent_type", message: `fallback model '${handle}': ${problem}` });
+  }
   const named = body.tools ?? [];
   const byId = (body.tool_ids ?? []).map((id, i) => {
     const name = toolNameOf(id, catalogue.tools);

@@ -183,7 +183,7 @@ export function passageView(passage: Passage, agentId: string) {
   };
 }
 
-/** Letta's `Run`, with Holdfast's usage and verifier outcome. */
+/** Letta's `Run`, with Holdfast's usage, verifier outcome and the models that answered. */
 export function runView(run: RunRecord) {
   return {
     id: run.id,
@@ -198,6 +198,7 @@ export function runView(run: RunRecord) {
     metadata: {},
     usage: run.usage,
     verification: run.verification,
+    models: run.models,
   };
 }
 export type RunView = ReturnType<typeof runView>;

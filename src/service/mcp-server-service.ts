@@ -1,7 +1,11 @@
 import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
 import type { McpServerRecord } from "../records/mcp-server.js";
 import type { McpHub, McpServerEntry } from "../tools/mcp/mcp-hub.js";
-import { McpServerName, mcpPackName } from "../tools/mcp/mcp-server-config.js";
+import {
+  type McpServerConfig,
+  McpServerName,
+  mcpPackName,
+} from "../tools/mcp/mcp-server-config.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import type { ServiceContext } from "./agent-access.js";
 import { toolView } from "./letta-views.js";
@@ -13,6 +17,12 @@ import {
 } from "./mcp-server-views.js";
 import type { ToolView } from "./tool-service.js";
 
+/** Why a stdio server cannot be added through the API on this server. */
+export const STDIO_FROM_API_OFF =
+  "stdio MCP servers cannot be added through the API on this server: each runs a command as " +
+  "the server's OS user, outside the sandbox. Declare it in holdfast.yaml (mcp_servers), use " +
+  "streamable_http, or set tools.mcp.api_stdio: allow (the default only without HOLDFAST_TOKENS)";
+
 /**
  * MCP servers through Letta's routes: those of the config file (shown, never changed here) and
  * those added through the API, which are stored and reconnected at start-up. Adding, changing
@@ -23,6 +33,8 @@ export class McpServerService {
   constructor(
     private readonly ctx: ServiceContext,
     private readonly hub: McpHub,
+    /** Whether stdio servers may be added or changed here (each runs a command on this host). */
+    private readonly stdioAllowed: boolean,
   ) {}
 
   list(): McpServerView[] {
@@ -37,6 +49,7 @@ export class McpServerService {
   async create(name: string, letta: LettaMcpConfig): Promise<McpServerView> {
     this.checkName(name);
     const config = configFromLetta(letta);
+    this.checkTransport(config);
     const now = new Date(this.ctx.clock.now()).toISOString();
     const record: McpServerRecord = {
       id: this.ctx.ids.next("mcp_server"),
@@ -60,6 +73,7 @@ export class McpServerService {
     const name = change.server_name ?? entry.name;
     if (name !== entry.name) this.checkName(name);
     const config = configFromLetta(change.config, entry.config);
+    this.checkTransport(config);
     const stored = (await this.ctx.store.mcpServers.list()).find((s) => s.id === entry.id);
     const now = new Date(this.ctx.clock.now()).toISOString();
     await this.ctx.store.mcpServers.put({
@@ -132,6 +146,13 @@ export class McpServerService {
       throw new ValidationError(message, [{ path: "mcp_server_id", message }]);
     }
     return entry;
+  }
+
+  private checkTransport(config: McpServerConfig): void {
+    if (config.command === undefined || this.stdioAllowed) return;
+    throw new ValidationError(STDIO_FROM_API_OFF, [
+      { path: "config.mcp_server_type", message: STDIO_FROM_API_OFF },
+    ]);
   }
 
   private checkName(name: string): void {

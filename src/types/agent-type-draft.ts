@@ -2,12 +2,15 @@ import { z } from "zod";
 import {
   AgentType,
   Isolation,
+  KnownModelHandle,
   Limits,
   MemorySettings,
+  ModelFallbacks,
+  ReasoningSettings,
   ToolSettings,
   TypeName,
 } from "./agent-type.js";
-import { ControlFlow, ExecutionMode, ModelHandle, PolicyProfile, ReplyVia } from "./axes.js";
+import { ControlFlow, ExecutionMode, PolicyProfile, ReplyVia } from "./axes.js";
 
 /**
  * The fields a type definition, a `defaults:` section or a built-in may set. Every field is
@@ -16,7 +19,9 @@ import { ControlFlow, ExecutionMode, ModelHandle, PolicyProfile, ReplyVia } from
 const draftFields = {
   control_flow: z.enum([...ControlFlow.options, ...ExecutionMode.options]).optional(),
   include_history: z.boolean().optional(),
-  model: ModelHandle.nullable().optional(),
+  model: KnownModelHandle.nullable().optional(),
+  model_fallbacks: ModelFallbacks.optional(),
+  reasoning: ReasoningSettings.nullable().optional(),
   system_prompt: z.string().optional(),
   reply_via: ReplyVia.optional(),
   tools: ToolSettings.partial().optional(),

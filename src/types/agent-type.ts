@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isProviderName, PROVIDERS } from "../llm/handle.js";
 import { ToolName } from "../tools/tool-declaration.js";
 import {
   ApprovalPolicy,
@@ -9,6 +10,42 @@ import {
   ReplyVia,
   ToolAccess,
 } from "./axes.js";
+
+/**
+ * A model handle whose provider Holdfast knows (`openai/…`, `anthropic/…`, `sim/…`): what a
+ * config file's types and an agent's fallbacks are checked with, so a typo is refused up front.
+ */
+export const KnownModelHandle = ModelHandle.superRefine((handle, ctx) => {
+  const provider = handle.slice(0, handle.indexOf("/"));
+  // A malformed handle already has its issue; the provider is checked only on a well-formed one.
+  if (ModelHandle.safeParse(handle).success && !isProviderName(provider))
+    ctx.addIssue({
+      code: "custom",
+      message: `unknown model provider '${provider}'; known providers: ${PROVIDERS.join(", ")}`,
+    });
+});
+
+/** Fallback model handles: at most four, each named once. */
+export const ModelFallbacks = z
+  .array(KnownModelHandle)
+  .max(4)
+  .refine((handles) => new Set(handles).size === handles.length, {
+    message: "a fallback handle is named twice",
+  });
+
+/**
+ * Whether the model is asked to reason before it answers, and how much. `budget_tokens` is
+ * Anthropic's thinking budget and Gemini's `thinkingBudget`; OpenAI takes an `effort` instead
+ * (given, or derived from the budget). Tokens spent reasoning count as output tokens.
+ */
+export const ReasoningSettings = z.strictObject({
+  enabled: z.boolean(),
+  /** The most tokens spent reasoning per call; null leaves it to the provider. */
+  budget_tokens: z.int().min(1024).max(128_000).nullable().default(null),
+  /** OpenAI's reasoning effort; null derives it from `budget_tokens` (medium without one). */
+  effort: z.enum(["minimal", "low", "medium", "high"]).nullable().default(null),
+});
+export type ReasoningSettings = z.infer<typeof ReasoningSettings>;
 
 export const TypeName = z
   .string()
@@ -99,6 +136,13 @@ export const AgentType = z.strictObject({
   include_history: z.boolean(),
   /** The default model of agents of this type; `null` leaves it to the server's default. */
   model: ModelHandle.nullable(),
+  /**
+   * Handles tried in order when the model is down (5xx, overloaded, timeouts, rate limits after
+   * its own retries); never on a failure the request caused. Empty: no fallback.
+   */
+  model_fallbacks: ModelFallbacks.default([]),
+  /** Reasoning asked of the model; null sends nothing, leaving each provider's default. */
+  reasoning: ReasoningSettings.nullable().default(null),
   /** The system prompt template the prompt builder renders for every model call. */
   system_prompt: z.string(),
   reply_via: ReplyVia,

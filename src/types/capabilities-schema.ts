@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RiskClass } from "../tools/tool-declaration.js";
-import { Limits } from "./agent-type.js";
+import { Limits, ReasoningSettings } from "./agent-type.js";
 import {
   ApprovalPolicy,
   ControlFlow,
@@ -23,6 +23,10 @@ export type WithheldTool = z.infer<typeof WithheldTool>;
 export const EffectiveCapabilities = z.object({
   type: z.string(),
   model: ModelHandle.nullable(),
+  /** Tried in order when `model` is down; see AgentType.model_fallbacks. */
+  model_fallbacks: z.array(ModelHandle).default([]),
+  /** Reasoning asked of the model; see AgentType.reasoning. */
+  reasoning: ReasoningSettings.nullable().default(null),
   control_flow: ControlFlow,
   include_history: z.boolean(),
   reply_via: ReplyVia,

@@ -70,6 +70,8 @@ export function effectiveCapabilities(
   return {
     type: type.name,
     model: overrides.model ?? type.model,
+    model_fallbacks: overrides.model_fallbacks ?? type.model_fallbacks,
+    reasoning: overrides.reasoning !== undefined ? overrides.reasoning : type.reasoning,
     control_flow: type.control_flow,
     include_history: type.include_history,
     reply_via: type.reply_via,

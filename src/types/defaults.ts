@@ -10,6 +10,8 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
   control_flow: "iterating",
   include_history: true,
   model: null,
+  model_fallbacks: [],
+  reasoning: null,
   system_prompt: DEFAULT_PROMPT,
   reply_via: "text",
   tools: { packs: [], include: [], allow: null, deny: [], access: "full", approval: "never" },

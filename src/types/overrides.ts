@@ -1,15 +1,20 @@
 import { z } from "zod";
 import { ToolName } from "../tools/tool-declaration.js";
-import { Isolation, Limits } from "./agent-type.js";
+import { Isolation, Limits, ModelFallbacks, ReasoningSettings } from "./agent-type.js";
 import { ApprovalPolicy, ModelHandle, PolicyProfile, ToolAccess } from "./axes.js";
 
 /**
- * What one agent sets on top of its type. Model and prompt are free to change; everything
+ * What one agent sets on top of its type. Model, its fallbacks and prompt are free to change
+ * (they choose who answers, not what the agent may do); everything
  * about tools, memory switches, limits and isolation can only narrow the type, never widen
  * past its ceiling (its allow list, deny list, access level, limits and switches).
  */
 export const AgentOverrides = z.strictObject({
   model: ModelHandle.optional(),
+  /** Replaces the type's fallback handles; `[]` turns fallbacks off for this agent. */
+  model_fallbacks: ModelFallbacks.optional(),
+  /** Replaces the type's reasoning settings (its tokens still count against the turn's limit). */
+  reasoning: ReasoningSettings.nullable().optional(),
   system_prompt: z.string().optional(),
   tools: z
     .strictObject({

@@ -13,6 +13,7 @@ import type { ToolRule } from "../../src/records/tool-rule.js";
 import { newAgent } from "../../src/runtime/new-agent.js";
 import { createInMemoryStore } from "../../src/storage/memory/in-memory-store.js";
 import type { Store } from "../../src/storage/store.js";
+import type { StepCommit, TurnStore } from "../../src/storage/turn-store.js";
 import { builtinToolImplementations } from "../../src/tools/registry.js";
 import type { Sandbox } from "../../src/tools/sandbox/sandbox.js";
 import type { ToolImplementation } from "../../src/tools/tool.js";
@@ -115,4 +116,24 @@ function transcriptLine(m: AgentMessage): string {
     case "approval_response_message":
       return `approval_response_message: ${m.approvals.map((a) => ("type" in a ? `return:${a.status}` : a.approve ? "approve" : "deny")).join(",")}`;
   }
+}
+
+/**
+ * The store as a turn sees it, but whose commits throw `error` once `dies` says so, and every
+ * commit after: the process died there, and nothing more reached the disk.
+ */
+export function dyingStore(store: Store, dies: () => boolean, error = "crash"): TurnStore {
+  let dead = false;
+  return {
+    loadBlocks: (id) => store.loadBlocks(id),
+    getRun: (id) => store.getRun(id),
+    recentMessages: (id, limit) => store.recentMessages(id, limit),
+    searchMessages: (id, query, options) => store.searchMessages(id, query, options),
+    searchPassages: (id, query, options) => store.searchPassages(id, query, options),
+    commit: async (step: StepCommit) => {
+      dead ||= dies();
+      if (dead) throw new Error(error);
+      await store.commit(step);
+    },
+  };
 }

@@ -33,6 +33,7 @@ export async function startTestServer(
     env: options.env ?? {},
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.model ? { modelFor: () => options.model as ModelAdapter } : {}),
+    bearerTokens: options.tokens !== undefined,
   });
   const app = createApp({
     config: engine.config,

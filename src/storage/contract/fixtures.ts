@@ -128,6 +128,7 @@ export function run(id: string, agentId: string, key: string | null = null): Run
     completed_at_ms: null,
     usage: null,
     verification: null,
+    models: [],
   };
 }
 
