@@ -1,4 +1,4 @@
-import type { ModelMessage, ModelToolCall } from "../llm/model.js";
+import type { ModelMessage } from "../llm/model.js";
 import type { AgentMessage } from "../records/messages.js";
 
 /**
