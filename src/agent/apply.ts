@@ -70,6 +70,7 @@ export function applyModelResponse(
     prompt_tokens: state.usage.prompt_tokens + response.usage.inputTokens,
     completion_tokens: state.usage.completion_tokens + response.usage.outputTokens,
     step_count: state.usage.step_count + 1,
+    ...queueWait(state.usage.queue_wait_ms, response.queueWaitMs),
   };
   let next: SessionState = {
     ...state,
@@ -220,4 +221,10 @@ function requestsHeartbeat(args: string): boolean {
 /** The turn's answering models with `model` added, if it is new. */
 function answeredBy(models: readonly string[], model: string | undefined): string[] {
   return model === undefined || models.includes(model) ? [...models] : [...models, model];
+}
+
+/** The run's time queued behind rate limits so far; absent while there has been none. */
+function queueWait(sofar: number | undefined, stepMs: number | undefined) {
+  const total = (sofar ?? 0) + (stepMs ?? 0);
+  return total > 0 ? { queue_wait_ms: total } : {};
 }

@@ -187,6 +187,7 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   try {
     const request = {
       ...built.request,
+      caller: agent.id,
       ...(deps.signal && { signal: deps.signal }),
       ...(caps.reasoning && { reasoning: reasoningRequest(caps.reasoning) }),
     };

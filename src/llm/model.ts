@@ -39,6 +39,8 @@ export interface ModelRequest {
   toolChoice?: "auto" | "required" | "none";
   /** Reasoning to ask for; absent sends nothing, leaving the provider's default. */
   reasoning?: ReasoningRequest;
+  /** Who is calling (the agent id): a provider's rate limiter queues callers fairly by it. */
+  caller?: string;
   signal?: AbortSignal;
 }
 
@@ -74,6 +76,8 @@ export interface ModelResponse {
   model?: string;
   /** The handles that failed with an outage before `model` answered, in order. */
   fallbacks?: ModelFallback[];
+  /** How long the call queued behind the provider's rate limits before it was sent. */
+  queueWaitMs?: number;
 }
 
 /** A handle skipped for an outage-class failure before a fallback answered. */

@@ -6,6 +6,8 @@ export const Usage = z.object({
   prompt_tokens: z.int().min(0),
   completion_tokens: z.int().min(0),
   step_count: z.int().min(0),
+  /** Time the run's model calls queued behind the provider's rate limits; absent if none. */
+  queue_wait_ms: z.number().min(0).optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 
