@@ -148,7 +148,10 @@ export class RateLimiter {
       assert(queue !== undefined && waiter !== undefined, "a key in the ring has waiters");
       if (this.#inFlight >= Math.max(1, Math.floor(this.#limit))) return;
       const waitMs = this.#timeUntilAllowed(waiter.tokens);
-      if (waitMs > 0) return this.#wakeIn(waitMs);
+      if (waitMs > 0) {
+        this.#wakeIn(waitMs);
+        return;
+      }
       queue.shift();
       if (queue.length === 0) this.#dropKey(key);
       else this.#cursor = (this.#cursor + 1) % this.#ring.length;
