@@ -57,8 +57,13 @@ export interface ReasoningRequest {
 }
 
 export interface ModelUsage {
+  /** Every prompt token, cached or not. */
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache, where it reports them. */
+  cachedInputTokens?: number;
+  /** Of `inputTokens`, those written to the provider's prompt cache (Anthropic bills them). */
+  cacheWriteInputTokens?: number;
 }
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";

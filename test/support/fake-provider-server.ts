@@ -19,7 +19,16 @@ export interface ScriptedCompletion {
   toolCalls?: ScriptedToolCall[];
   /** The model declines, marked as the provider marks a refusal (its field or finish reason). */
   refusal?: string;
-  usage?: { promptTokens: number; completionTokens: number };
+  /**
+   * Token counts. `promptTokens` counts every prompt token; `cachedTokens` and
+   * `cacheWriteTokens` are the shares read from and written to the prompt cache.
+   */
+  usage?: {
+    promptTokens: number;
+    completionTokens: number;
+    cachedTokens?: number;
+    cacheWriteTokens?: number;
+  };
   /** The wire format's own finish reason; each format derives a default. */
   finishReason?: string;
   /** Waits this long before answering, to let a client time out. */
@@ -280,7 +289,18 @@ export function fragmentsOf(call: ScriptedToolCall): string[] {
 }
 
 /** Scripted token counts, with the defaults every format uses. */
-export function tokensOf(reply: ScriptedCompletion): { input: number; output: number } {
+export function tokensOf(reply: ScriptedCompletion): {
+  input: number;
+  output: number;
+  cached: number;
+  cacheWrite: number;
+} {
   const { promptTokens = 10, completionTokens = 5 } = reply.usage ?? {};
-  return { input: promptTokens, output: completionTokens };
+  const { cachedTokens = 0, cacheWriteTokens = 0 } = reply.usage ?? {};
+  return {
+    input: promptTokens,
+    output: completionTokens,
+    cached: cachedTokens,
+    cacheWrite: cacheWriteTokens,
+  };
 }
