@@ -78,7 +78,8 @@ async function fleet(limiter: RateLimiter) {
         const run = await store.getRun(result.state.run_id ?? "");
         queueWaitMs.push(run?.usage?.queue_wait_ms ?? 0);
       }
-      return { agentId, stops, queueWaitMs };
+      const queuedEvents = kit.events.filter((event) => event.type === "model_queued");
+      return { agentId, stops, queueWaitMs, queuedEvents };
     }),
   );
   return { provider, runs, waitedGrants };
@@ -109,6 +110,15 @@ describe("fair rate limits: 200 agents, a provider that allows 5 calls at once",
     const totalMs = runs.map((run) => run.queueWaitMs.reduce((sum, ms) => sum + ms, 0));
     expect(totalMs.filter((ms) => ms > 0).length).toBeGreaterThan(AGENTS / 2);
     expect(spread(totalMs).ratio).toBeLessThanOrEqual(2);
+    // Each step that waited says so on the agent's event stream, with the same wait.
+    for (const run of runs) {
+      const waited = run.queuedEvents.reduce(
+        (sum, event) => sum + (event.type === "model_queued" ? event.wait_ms : 0),
+        0,
+      );
+      expect(waited).toBe(run.queueWaitMs.reduce((sum, ms) => sum + ms, 0));
+    }
+    expect(runs[0]?.queuedEvents[0]).toMatchObject({ model: HANDLE, step_id: expect.any(String) });
     expect(limiter.snapshot()).toMatchObject({ inFlight: 0, queued: 0 });
   });
 

@@ -206,6 +206,9 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
       message,
     });
   }
+  if (response.queueWaitMs !== undefined && response.queueWaitMs > 0) {
+    deps.onEvent?.({ type: "model_queued", step_id: stepId, model, wait_ms: response.queueWaitMs });
+  }
   response = { ...response, model };
   const offered = tools.map((tool) => tool.name);
   return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
