@@ -70,6 +70,17 @@ export function applyModelResponse(
     prompt_tokens: state.usage.prompt_tokens + response.usage.inputTokens,
     completion_tokens: state.usage.completion_tokens + response.usage.outputTokens,
     step_count: state.usage.step_count + 1,
+    ...added("queue_wait_ms", state.usage.queue_wait_ms, response.queueWaitMs),
+    ...added(
+      "cached_input_tokens",
+      state.usage.cached_input_tokens,
+      response.usage.cachedInputTokens,
+    ),
+    ...added(
+      "cache_write_input_tokens",
+      state.usage.cache_write_input_tokens,
+      response.usage.cacheWriteInputTokens,
+    ),
   };
   let next: SessionState = {
     ...state,
@@ -220,4 +231,13 @@ function requestsHeartbeat(args: string): boolean {
 /** The turn's answering models with `model` added, if it is new. */
 function answeredBy(models: readonly string[], model: string | undefined): string[] {
   return model === undefined || models.includes(model) ? [...models] : [...models, model];
+}
+
+/**
+ * An optional usage counter with this step's share added (time queued behind rate limits,
+ * cached prompt tokens); absent while it is zero, so runs that never met it stay as they were.
+ */
+function added<K extends string>(key: K, sofar: number | undefined, step: number | undefined) {
+  const total = (sofar ?? 0) + (step ?? 0);
+  return total > 0 ? ({ [key]: total } as Record<K, number>) : {};
 }

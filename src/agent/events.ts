@@ -30,4 +30,6 @@ export type LoopEvent =
       to: string;
       kind: string;
       message: string;
-    };
+    }
+  /** A step's model call waited `wait_ms` in the provider's rate-limit queue before it went. */
+  | { type: "model_queued"; step_id: string; model: string; wait_ms: number };

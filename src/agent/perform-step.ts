@@ -187,6 +187,7 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   try {
     const request = {
       ...built.request,
+      caller: agent.id,
       ...(deps.signal && { signal: deps.signal }),
       ...(caps.reasoning && { reasoning: reasoningRequest(caps.reasoning) }),
     };
@@ -204,6 +205,9 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
       kind,
       message,
     });
+  }
+  if (response.queueWaitMs !== undefined && response.queueWaitMs > 0) {
+    deps.onEvent?.({ type: "model_queued", step_id: stepId, model, wait_ms: response.queueWaitMs });
   }
   response = { ...response, model };
   const offered = tools.map((tool) => tool.name);

@@ -183,3 +183,26 @@ describe("config files", () => {
     ]);
   });
 });
+
+describe("provider limits", () => {
+  it("reads providers.NAME.limits into camelCase, leaving unset limits out (unlimited)", () => {
+    const config = configOf({
+      providers: {
+        openai: { limits: { concurrent: 5, requests_per_minute: 500 } },
+        ollama: { limits: { tokens_per_minute: 100000 } },
+      },
+    });
+    expect(config.providers.openai?.limits).toEqual({ concurrent: 5, requestsPerMinute: 500 });
+    expect(config.providers.ollama?.limits).toEqual({ tokensPerMinute: 100000 });
+    expect(config.providers.anthropic).toBeUndefined();
+  });
+
+  it("rejects an unknown limit and a limit below one, with the field's path", () => {
+    expect(
+      errorsOf({ providers: { anthropic: { limits: { concurent: 5, tokens_per_minute: 0 } } } }),
+    ).toEqual([
+      { path: "providers.anthropic.limits.tokens_per_minute", message: expect.any(String) },
+      { path: "providers.anthropic.limits.concurent", message: "unknown field" },
+    ]);
+  });
+});

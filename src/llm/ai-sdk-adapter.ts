@@ -8,6 +8,7 @@ import {
   jsonSchema,
   type LanguageModel,
   type ModelMessage as SdkMessage,
+  type SystemModelMessage,
   streamText,
   ToolChoiceViolationError,
   type ToolResultPart,
@@ -153,11 +154,15 @@ async function generate(
   try {
     // We always stream, even without `onDelta`: one code path, and only the stream carries
     // the exact argument text of each tool call (the SDK's tool-call parts hold parsed objects).
+    const anthropic = provider === "anthropic";
+    const messages = toSdkMessages(request.messages, { signedReasoning: anthropic });
+    const tools = hasTools ? toSdkTools(request.tools) : undefined;
     const result = streamText({
       model,
-      instructions: request.system,
-      messages: toSdkMessages(request.messages, { signedReasoning: provider === "anthropic" }),
-      ...(hasTools && { tools: toSdkTools(request.tools), toolChoice: request.toolChoice }),
+      ...(anthropic
+        ? withCacheBreakpoints(request.system, messages, tools)
+        : { instructions: request.system, messages }),
+      ...(tools && { tools, toolChoice: request.toolChoice }),
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
       ...(request.signal && { abortSignal: request.signal }),
       ...(timeoutMs !== undefined && { timeout: timeoutMs }),
@@ -187,6 +192,30 @@ async function generate(
     throw toModelError(error, clock.now());
   }
   return refusedOrAnswer(builder.build());
+}
+
+const CACHE_HERE = { anthropic: { cacheControl: { type: "ephemeral" } } } as const;
+
+/**
+ * Anthropic caches a prompt's prefix only up to the `cache_control` breakpoints it is given
+ * (at most four). The request is built stable-first: tools, then the system prompt with core
+ * memory, then the history, oldest first. Breakpoints go on the last tool, on the system prompt
+ * and on the newest message, so the next call re-reads all three from the cache, and a change
+ * of memory re-sends only what follows the tools.
+ */
+export function withCacheBreakpoints(
+  system: string,
+  messages: SdkMessage[],
+  tools: ToolSet | undefined,
+): { instructions: SystemModelMessage; messages: SdkMessage[] } {
+  const lastTool = tools && Object.values(tools).at(-1);
+  if (lastTool) lastTool.providerOptions = CACHE_HERE;
+  const last = messages.at(-1);
+  const marked = last ? [...messages.slice(0, -1), { ...last, providerOptions: CACHE_HERE }] : [];
+  return {
+    instructions: { role: "system", content: system, providerOptions: CACHE_HERE },
+    messages: marked as SdkMessage[],
+  };
 }
 
 /**

@@ -1,5 +1,11 @@
 import type { TextStreamPart, ToolSet } from "ai";
-import type { FinishReason, ModelDelta, ModelResponse, ModelToolCall } from "./model.js";
+import type {
+  FinishReason,
+  ModelDelta,
+  ModelResponse,
+  ModelToolCall,
+  ModelUsage,
+} from "./model.js";
 
 const FINISH_REASONS: Record<string, FinishReason> = {
   stop: "stop",
@@ -23,7 +29,7 @@ export class ResponseBuilder {
   #reasoning = "";
   #signature: string | undefined;
   #calls = new Map<string, CallInProgress>();
-  #usage = { inputTokens: 0, outputTokens: 0 };
+  #usage: ModelUsage = { inputTokens: 0, outputTokens: 0 };
   #finishReason: FinishReason = "other";
   #keptFinishReason: FinishReason | undefined;
 
@@ -58,6 +64,7 @@ export class ResponseBuilder {
         this.#usage = {
           inputTokens: part.totalUsage.inputTokens ?? 0,
           outputTokens: part.totalUsage.outputTokens ?? 0,
+          ...cacheTokens(part.totalUsage.inputTokenDetails),
         };
         this.#finishReason = FINISH_REASONS[part.finishReason] ?? "other";
         break;
@@ -109,4 +116,15 @@ export class ResponseBuilder {
     if (!entry) this.#start(id, name, text);
     else this.#append(id, text);
   }
+}
+
+/** The prompt tokens a provider read from or wrote to its cache, where it reports them. */
+function cacheTokens(
+  details: { cacheReadTokens?: number | undefined; cacheWriteTokens?: number | undefined } = {},
+): Pick<ModelUsage, "cachedInputTokens" | "cacheWriteInputTokens"> {
+  const { cacheReadTokens: read, cacheWriteTokens: write } = details;
+  return {
+    ...(read !== undefined && read > 0 && { cachedInputTokens: read }),
+    ...(write !== undefined && write > 0 && { cacheWriteInputTokens: write }),
+  };
 }

@@ -8,6 +8,8 @@ import {
   type ProviderSettings,
   resolveProviderEndpoint,
 } from "./provider-settings.js";
+import { withRateLimit } from "./rate-limit.js";
+import type { RateLimiter } from "./rate-limiter.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetries } from "./retry.js";
 import { createSimModel } from "./sim/sim-model.js";
 
@@ -17,11 +19,14 @@ export interface CreateModelOptions {
   clock?: Clock;
   random?: Random;
   retry?: Partial<RetryPolicy>;
+  /** The provider's limiter, shared by every model of that provider on the server. */
+  limiter?: RateLimiter;
 }
 
 /**
  * The adapter for a model handle: `sim/*` is the scripted demo model; every other provider goes
- * through the AI SDK, with retries of transient failures. Throws a ValidationError for a bad
+ * through the AI SDK, with retries of transient failures, each attempt queued behind the
+ * provider's `limiter` when one is given. Throws a ValidationError for a bad
  * handle or a provider without its key, so the caller can refuse the agent up front.
  */
 export function createModel(handle: string, options: CreateModelOptions = {}): ModelAdapter {
@@ -32,7 +37,8 @@ export function createModel(handle: string, options: CreateModelOptions = {}): M
     env: options.env ?? process.env,
     clock,
   });
-  return withRetries(adapter, {
+  const limited = options.limiter ? withRateLimit(adapter, options.limiter) : adapter;
+  return withRetries(limited, {
     ...DEFAULT_RETRY_POLICY,
     ...options.retry,
     clock,

@@ -39,6 +39,8 @@ export interface ModelRequest {
   toolChoice?: "auto" | "required" | "none";
   /** Reasoning to ask for; absent sends nothing, leaving the provider's default. */
   reasoning?: ReasoningRequest;
+  /** Who is calling (the agent id): a provider's rate limiter queues callers fairly by it. */
+  caller?: string;
   signal?: AbortSignal;
 }
 
@@ -55,8 +57,13 @@ export interface ReasoningRequest {
 }
 
 export interface ModelUsage {
+  /** Every prompt token, cached or not. */
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache, where it reports them. */
+  cachedInputTokens?: number;
+  /** Of `inputTokens`, those written to the provider's prompt cache (Anthropic bills them). */
+  cacheWriteInputTokens?: number;
 }
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
@@ -74,6 +81,8 @@ export interface ModelResponse {
   model?: string;
   /** The handles that failed with an outage before `model` answered, in order. */
   fallbacks?: ModelFallback[];
+  /** How long the call queued behind the provider's rate limits before it was sent. */
+  queueWaitMs?: number;
 }
 
 /** A handle skipped for an outage-class failure before a fallback answered. */

@@ -14,15 +14,41 @@ export function isHttpUrl(value: string): boolean {
 const ApiKey = z.string().min(1);
 const BaseUrl = z.string().refine(isHttpUrl, "must be an http(s) URL");
 
+const Limit = z.int().min(1);
+
 /**
- * How to reach one provider: its key and the base URL of its API. Written in snake_case in
+ * What one provider allows this server, shared by all its agents: `concurrent` requests at
+ * once, `requests_per_minute`, `tokens_per_minute`. Each absent field is unlimited.
+ *
+ * @example { concurrent: 5, requests_per_minute: 500, tokens_per_minute: 200000 }
+ */
+export const ProviderLimitsConfig = z
+  .strictObject({
+    concurrent: Limit.optional(),
+    requests_per_minute: Limit.optional(),
+    tokens_per_minute: Limit.optional(),
+  })
+  .transform(({ concurrent, requests_per_minute, tokens_per_minute }) => ({
+    ...(concurrent === undefined ? {} : { concurrent }),
+    ...(requests_per_minute === undefined ? {} : { requestsPerMinute: requests_per_minute }),
+    ...(tokens_per_minute === undefined ? {} : { tokensPerMinute: tokens_per_minute }),
+  }));
+export type ProviderLimitsConfig = z.output<typeof ProviderLimitsConfig>;
+
+/**
+ * How to reach one provider: its key, the base URL of its API and its rate limits. Written in snake_case in
  * config files (`api_key`, `base_url`) like every other config field.
  */
 export const ProviderEndpoint = z
-  .strictObject({ api_key: ApiKey.optional(), base_url: BaseUrl.optional() })
-  .transform(({ api_key, base_url }) => ({
+  .strictObject({
+    api_key: ApiKey.optional(),
+    base_url: BaseUrl.optional(),
+    limits: ProviderLimitsConfig.optional(),
+  })
+  .transform(({ api_key, base_url, limits }) => ({
     ...(api_key === undefined ? {} : { apiKey: api_key }),
     ...(base_url === undefined ? {} : { baseUrl: base_url }),
+    ...(limits === undefined ? {} : { limits }),
   }));
 export type ProviderEndpoint = z.output<typeof ProviderEndpoint>;
 
@@ -37,8 +63,11 @@ export const ProviderSettings = z.strictObject({
   anthropic: ProviderEndpoint.optional(),
   google: ProviderEndpoint.optional(),
   ollama: z
-    .strictObject({ base_url: BaseUrl.optional() })
-    .transform(({ base_url }) => (base_url === undefined ? {} : { baseUrl: base_url }))
+    .strictObject({ base_url: BaseUrl.optional(), limits: ProviderLimitsConfig.optional() })
+    .transform(({ base_url, limits }) => ({
+      ...(base_url === undefined ? {} : { baseUrl: base_url }),
+      ...(limits === undefined ? {} : { limits }),
+    }))
     .optional(),
   "openai-compatible": ProviderEndpoint.optional(),
 });

@@ -6,6 +6,12 @@ export const Usage = z.object({
   prompt_tokens: z.int().min(0),
   completion_tokens: z.int().min(0),
   step_count: z.int().min(0),
+  /** Time the run's model calls queued behind the provider's rate limits; absent if none. */
+  queue_wait_ms: z.number().min(0).optional(),
+  /** Of `prompt_tokens`, those the provider read from its prompt cache; absent if none. */
+  cached_input_tokens: z.int().min(0).optional(),
+  /** Of `prompt_tokens`, those written to the provider's prompt cache; absent if none. */
+  cache_write_input_tokens: z.int().min(0).optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 

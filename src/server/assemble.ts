@@ -10,6 +10,7 @@ import { createModel } from "../llm/create-model.js";
 import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { checkProviderReady } from "../llm/provider-settings.js";
+import { providerLimiters } from "../llm/rate-limit.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentService } from "../service/agent-service.js";
@@ -126,12 +127,19 @@ async function wire(
   });
   const { config, hub } = sources;
   const models = new Map<string, ModelAdapter>();
+  // Every agent's calls to one provider share its limits, whichever model they name.
+  const limiterFor = providerLimiters(config.providers, systemClock);
   const modelFor =
     options.modelFor ??
     ((handle: string) => {
       let model = models.get(handle);
       if (!model) {
-        model = createModel(handle, { settings: config.providers, env });
+        const limiter = limiterFor(parseModelHandle(handle).provider);
+        model = createModel(handle, {
+          settings: config.providers,
+          env,
+          ...(limiter && { limiter }),
+        });
         models.set(handle, model);
       }
       return model;

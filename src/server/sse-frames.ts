@@ -45,6 +45,7 @@ export class FrameMapper {
         return [];
       // Letta's stream has no frame for it; the run's `models` and the event stream say it.
       case "model_fallback":
+      case "model_queued":
         return [];
     }
   }

@@ -19,7 +19,16 @@ export interface ScriptedCompletion {
   toolCalls?: ScriptedToolCall[];
   /** The model declines, marked as the provider marks a refusal (its field or finish reason). */
   refusal?: string;
-  usage?: { promptTokens: number; completionTokens: number };
+  /**
+   * Token counts. `promptTokens` counts every prompt token; `cachedTokens` and
+   * `cacheWriteTokens` are the shares read from and written to the prompt cache.
+   */
+  usage?: {
+    promptTokens: number;
+    completionTokens: number;
+    cachedTokens?: number;
+    cacheWriteTokens?: number;
+  };
   /** The wire format's own finish reason; each format derives a default. */
   finishReason?: string;
   /** Waits this long before answering, to let a client time out. */
@@ -110,7 +119,17 @@ export interface FakeProviderServer {
   requests: RecordedRequest[];
   /** The most requests that were being answered at the same moment. */
   readonly peakInFlight: number;
+  /** Requests answered 429 for going past `maxInFlight`. */
+  readonly rejected: number;
   close(): Promise<void>;
+}
+
+/** How the fake provider limits its callers, as a real one's rate limits would. */
+export interface FakeProviderOptions {
+  /** Requests past this many at once are answered 429 with `retry-after-ms`, unread. */
+  maxInFlight?: number;
+  /** The `retry-after-ms` of those 429s; default 20. */
+  retryAfterMs?: number;
 }
 
 /**
@@ -121,17 +140,28 @@ export interface FakeProviderServer {
 export async function startFakeProvider(
   wire: WireFormat,
   script: ScriptedReply[] | ReplyFor,
+  options: FakeProviderOptions = {},
 ): Promise<FakeProviderServer> {
   const queue = Array.isArray(script) ? [...script] : [];
   const next = Array.isArray(script) ? () => queue.shift() : script;
   const requests: RecordedRequest[] = [];
-  const flight = { now: 0, peak: 0 };
+  const flight = { now: 0, peak: 0, rejected: 0 };
   const server = createServer((req, res) => {
     flight.now += 1;
     flight.peak = Math.max(flight.peak, flight.now);
     res.on("close", () => {
       flight.now -= 1;
     });
+    if (options.maxInFlight !== undefined && flight.now > options.maxInFlight) {
+      flight.rejected += 1;
+      const message = `fake server: more than ${options.maxInFlight} requests at once`;
+      sendJson(res, {
+        status: 429,
+        headers: { "retry-after-ms": String(options.retryAfterMs ?? 20) },
+        body: wire.error(429, message, "rate_limit_exceeded"),
+      });
+      return;
+    }
     void answer(wire, req, res, next, requests);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -143,6 +173,9 @@ export async function startFakeProvider(
     requests,
     get peakInFlight() {
       return flight.peak;
+    },
+    get rejected() {
+      return flight.rejected;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -256,7 +289,18 @@ export function fragmentsOf(call: ScriptedToolCall): string[] {
 }
 
 /** Scripted token counts, with the defaults every format uses. */
-export function tokensOf(reply: ScriptedCompletion): { input: number; output: number } {
+export function tokensOf(reply: ScriptedCompletion): {
+  input: number;
+  output: number;
+  cached: number;
+  cacheWrite: number;
+} {
   const { promptTokens = 10, completionTokens = 5 } = reply.usage ?? {};
-  return { input: promptTokens, output: completionTokens };
+  const { cachedTokens = 0, cacheWriteTokens = 0 } = reply.usage ?? {};
+  return {
+    input: promptTokens,
+    output: completionTokens,
+    cached: cachedTokens,
+    cacheWrite: cacheWriteTokens,
+  };
 }

@@ -42,10 +42,20 @@ function blocks(reply: ScriptedCompletion) {
   return out;
 }
 
+/** Anthropic counts cache reads and writes apart from `input_tokens`, the uncached rest. */
+function inputUsage(reply: ScriptedCompletion) {
+  const { input, cached, cacheWrite } = tokensOf(reply);
+  return {
+    input_tokens: input - cached - cacheWrite,
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: cacheWrite,
+  };
+}
+
 function streamFrames(reply: ScriptedCompletion): SseFrame[] {
   const frames: SseFrame[] = [];
   const send = (data: Record<string, unknown>) => frames.push({ event: data.type as string, data });
-  const { input, output } = tokensOf(reply);
+  const { output } = tokensOf(reply);
   send({
     type: "message_start",
     message: {
@@ -56,7 +66,7 @@ function streamFrames(reply: ScriptedCompletion): SseFrame[] {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: input, output_tokens: 1 },
+      usage: { ...inputUsage(reply), output_tokens: 1 },
     },
   });
   send({ type: "ping" });
@@ -107,7 +117,7 @@ export const anthropicWire: WireFormat = {
     path === "/v1/messages" ? { stream: body.stream === true } : undefined,
   error: (status, message) => errorBody(ERROR_TYPES[status] ?? "api_error", message),
   json: (reply) => {
-    const { input, output } = tokensOf(reply);
+    const { output } = tokensOf(reply);
     return {
       id: "msg_fake",
       type: "message",
@@ -116,7 +126,7 @@ export const anthropicWire: WireFormat = {
       content: blocks(reply),
       stop_reason: stopReason(reply),
       stop_sequence: null,
-      usage: { input_tokens: input, output_tokens: output },
+      usage: { ...inputUsage(reply), output_tokens: output },
     };
   },
   stream: streamFrames,

@@ -16,8 +16,13 @@ function finishReason(reply: ScriptedCompletion): string {
 }
 
 function usage(reply: ScriptedCompletion) {
-  const { input, output } = tokensOf(reply);
-  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+  const { input, output, cached } = tokensOf(reply);
+  return {
+    prompt_tokens: input,
+    completion_tokens: output,
+    total_tokens: input + output,
+    ...(cached > 0 && { prompt_tokens_details: { cached_tokens: cached } }),
+  };
 }
 
 function errorBody(
