@@ -105,11 +105,10 @@ describe("fair rate limits: 200 agents, a provider that allows 5 calls at once",
     const logical = spread(runs.map((run) => waitedGrants.get(run.agentId) ?? 0));
     expect(logical.mean).toBeGreaterThan(AGENTS / 2);
     expect(logical.ratio).toBeLessThanOrEqual(2);
-    // The wait is on each run record, in its usage; measured there it is just as even (a
-    // ratio of two times read by the same clock, so a slow machine stretches both alike).
+    // The wait is on each run record, in its usage (its spread in milliseconds is the bench's
+    // business: tests assert no wall-clock figures).
     const totalMs = runs.map((run) => run.queueWaitMs.reduce((sum, ms) => sum + ms, 0));
     expect(totalMs.filter((ms) => ms > 0).length).toBeGreaterThan(AGENTS / 2);
-    expect(spread(totalMs).ratio).toBeLessThanOrEqual(2);
     // Each step that waited says so on the agent's event stream, with the same wait.
     for (const run of runs) {
       const waited = run.queuedEvents.reduce(
