@@ -37,16 +37,28 @@ function kitWith(first: SimReply, seen: ModelRequest[] = []) {
 const callId = (state: { pending: { tool_call: { tool_call_id: string } }[] }, i = 0) =>
   state.pending[i]?.tool_call.tool_call_id ?? "";
 
+/** Sends the message that makes the model call the client's `get_secret_code`. */
+async function askForSecret(kit: Awaited<ReturnType<typeof kitWith>>) {
+  return sendUserMessage(
+    kit.agent,
+    await kit.session(),
+    { content: "get the code", clientTools: [secret] },
+    kit.deps,
+  );
+}
+
+/** The client's answer to the first waiting call: its tool's result. */
+const clientReturn = (
+  state: Parameters<typeof callId>[0],
+  toolReturn: string,
+  status: "success" | "error",
+) => ({ type: "tool" as const, tool_call_id: callId(state), tool_return: toolReturn, status });
+
 describe("client tools in the loop", () => {
   it("offers the run's client tools and stops for the caller when the model calls one", async () => {
     const seen: ModelRequest[] = [];
     const kit = await kitWith(askSecret, seen);
-    const asked = await sendUserMessage(
-      kit.agent,
-      await kit.session(),
-      { content: "get the code", clientTools: [secret] },
-      kit.deps,
-    );
+    const asked = await askForSecret(kit);
     const offered = seen[0]?.tools.find((tool) => tool.name === "get_secret_code");
     expect(offered?.parameters).toMatchObject(secret.parameters);
     expect(asked.stopReason).toBe("requires_approval");
@@ -63,18 +75,8 @@ describe("client tools in the loop", () => {
 
   it("continues with the client's result as the call's tool return", async () => {
     const kit = await kitWith(askSecret);
-    const asked = await sendUserMessage(
-      kit.agent,
-      await kit.session(),
-      { content: "get the code", clientTools: [secret] },
-      kit.deps,
-    );
-    const answer = {
-      type: "tool" as const,
-      tool_call_id: callId(asked.state),
-      tool_return: "CODE-123",
-      status: "success" as const,
-    };
+    const asked = await askForSecret(kit);
+    const answer = clientReturn(asked.state, "CODE-123", "success");
     const done = await submitApprovals(kit.agent, asked.state, [answer], kit.deps);
     expect(transcript(done.messages)).toEqual([
       "approval_response_message: return:success",
@@ -86,18 +88,8 @@ describe("client tools in the loop", () => {
 
   it("passes an error the client reports on to the model", async () => {
     const kit = await kitWith(askSecret);
-    const asked = await sendUserMessage(
-      kit.agent,
-      await kit.session(),
-      { content: "get the code", clientTools: [secret] },
-      kit.deps,
-    );
-    const answer = {
-      type: "tool" as const,
-      tool_call_id: callId(asked.state),
-      tool_return: "service unavailable",
-      status: "error" as const,
-    };
+    const asked = await askForSecret(kit);
+    const answer = clientReturn(asked.state, "service unavailable", "error");
     const done = await submitApprovals(kit.agent, asked.state, [answer], kit.deps);
     expect(transcript(done.messages).slice(1)).toEqual([
       "tool_return_message: get_secret_code error: service unavailable",
@@ -121,12 +113,7 @@ describe("client tools in the loop", () => {
 
   it("refuses a plain approval of a client call, and an answer to a call that is not waiting", async () => {
     const kit = await kitWith(askSecret);
-    const asked = await sendUserMessage(
-      kit.agent,
-      await kit.session(),
-      { content: "get the code", clientTools: [secret] },
-      kit.deps,
-    );
+    const asked = await askForSecret(kit);
     const id = callId(asked.state);
     const approve = submitApprovals(
       kit.agent,
@@ -192,12 +179,7 @@ describe("client tools in the loop", () => {
     );
     expect(transcript(asked.messages).at(-1)).toMatch(/^approval_request_message: get_secret_code/);
     expect(asked.state.pending[1]?.status).toBe("pending");
-    const answer = {
-      type: "tool" as const,
-      tool_call_id: callId(asked.state),
-      tool_return: "CODE-9",
-      status: "success" as const,
-    };
+    const answer = clientReturn(asked.state, "CODE-9", "success");
     const done = await submitApprovals(kit.agent, asked.state, [answer], kit.deps);
     expect(transcript(done.messages).slice(1)).toEqual([
       "tool_return_message: get_secret_code success: CODE-9",
@@ -209,18 +191,8 @@ describe("client tools in the loop", () => {
   it("offers the client tools sent with the answer from then on, as Letta does", async () => {
     const seen: ModelRequest[] = [];
     const kit = await kitWith(askSecret, seen);
-    const asked = await sendUserMessage(
-      kit.agent,
-      await kit.session(),
-      { content: "get the code", clientTools: [secret] },
-      kit.deps,
-    );
-    const answer = {
-      type: "tool" as const,
-      tool_call_id: callId(asked.state),
-      tool_return: "CODE-1",
-      status: "success" as const,
-    };
+    const asked = await askForSecret(kit);
+    const answer = clientReturn(asked.state, "CODE-1", "success");
     const ping = { name: "ping" };
     const done = await submitApprovals(kit.agent, asked.state, [answer], kit.deps, [ping]);
     expect(done.state.client_tools).toEqual([ping]);
@@ -245,12 +217,7 @@ describe("client tools in the loop", () => {
 
   it("ends a client call nobody answers when its request expires, and tells the model", async () => {
     const kit = await kitWith(askSecret);
-    const asked = await sendUserMessage(
-      kit.agent,
-      await kit.session(),
-      { content: "get the code", clientTools: [secret] },
-      kit.deps,
-    );
+    const asked = await askForSecret(kit);
     kit.clock.advance(kit.agent.config.approvalTimeoutMs + 1);
     const done = await resumeSession(kit.agent, asked.state, kit.deps);
     expect(transcript(done.messages).at(-2)).toBe(
