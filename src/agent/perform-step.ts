@@ -10,6 +10,7 @@ import { applyApprovalRequest } from "./approvals.js";
 import { applySpawned } from "./children.js";
 import type { Step } from "./decide.js";
 import { checkCall, executeTool } from "./execute-tool.js";
+import { afterReset } from "./history-window.js";
 import { type MessageStamp, stepMessageId } from "./message-factory.js";
 import { buildRequest } from "./prompt.js";
 import type { TurnContext } from "./run-turn.js";
@@ -17,7 +18,7 @@ import { allowedByRules, mustCallTool } from "./tool-rules.js";
 import { applyVerifierStarted, applyVerifierUnavailable, verifierTask } from "./verify.js";
 
 export const DEFAULT_HISTORY_LIMIT = 200;
-const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 /** Does one step's I/O and returns what to commit. Everything it decides, it leaves to apply. */
 export async function performStep(
@@ -217,9 +218,9 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
 /** The newest messages, from the activation's window when it has one, else from the store. */
 async function recentHistory(ctx: TurnContext) {
   const limit = ctx.deps.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-  return (
-    ctx.deps.history?.recent(limit) ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit))
-  );
+  const recent =
+    ctx.deps.history?.recent(limit) ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit));
+  return afterReset(recent, ctx.agent.contextAfter);
 }
 
 function streamDeltas(ctx: TurnContext, stepId: string): ((delta: ModelDelta) => void) | undefined {

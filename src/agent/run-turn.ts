@@ -29,6 +29,8 @@ export interface TurnAgent {
   readonly id: string;
   readonly systemPrompt: string;
   readonly config: LoopConfig;
+  /** The model sees only history after this message (a context reset); all of it if absent. */
+  readonly contextAfter?: string | undefined;
 }
 
 /** Everything a turn does I/O through. Tests and simulations pass their own. */

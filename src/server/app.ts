@@ -5,6 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
+import type { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import type { AgentService } from "../service/agent-service.js";
 import type { ChainService } from "../service/chain-service.js";
 import type { McpServerService } from "../service/mcp-server-service.js";
@@ -17,6 +18,7 @@ import { type AppEnv, authenticate } from "./auth.js";
 import { refuseDeepBodies } from "./body-depth.js";
 import { body, errorResponse } from "./error-response.js";
 import { type LogSink, requestLog } from "./request-log.js";
+import { agentMaintenanceRoutes } from "./routes/agent-maintenance.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
 import { agentRoutes } from "./routes/agents.js";
 import { chainRoutes } from "./routes/chains.js";
@@ -42,6 +44,8 @@ export interface Services {
   chains?: ChainService;
   /** MCP servers as tool sources (Letta's `/v1/mcp-servers`). */
   mcpServers?: McpServerService;
+  /** Agent files, the context window, resetting the context. */
+  maintenance?: AgentMaintenanceService;
 }
 
 export interface AppOptions {
@@ -116,6 +120,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   healthRoutes(app, options.version);
   agentTypeRoutes(app, options.config);
   if (options.services) {
+    // Before the agent routes: `/v1/agents/import` must not be read as an agent id.
+    if (options.services.maintenance) agentMaintenanceRoutes(app, options.services.maintenance);
     agentRoutes(app, options.services.agents);
     messageRoutes(app, options.services.messages);
     memoryRoutes(app, options.services.memory);

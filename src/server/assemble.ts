@@ -13,6 +13,7 @@ import { checkProviderReady } from "../llm/provider-settings.js";
 import { providerLimiters } from "../llm/rate-limit.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
+import { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import { AgentService } from "../service/agent-service.js";
 import { ChainService } from "../service/chain-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
@@ -192,6 +193,7 @@ async function wire(
     chainsFailed,
     services: {
       agents: new AgentService(ctx),
+      maintenance: new AgentMaintenanceService(ctx),
       messages: new MessageService(ctx),
       memory: new MemoryService(ctx),
       tools: new ToolService(ctx),

@@ -6,6 +6,7 @@ import { createSimModel, type SimModel } from "../../src/llm/sim/sim-model.js";
 import { EmbeddedEngine } from "../../src/runtime/embedded-engine.js";
 import type { Services } from "../../src/server/app.js";
 import type { ServiceContext } from "../../src/service/agent-access.js";
+import { AgentMaintenanceService } from "../../src/service/agent-maintenance-service.js";
 import { AgentService } from "../../src/service/agent-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
@@ -62,6 +63,7 @@ export function serviceKit(
     sessions: new SessionService(ctx),
     runs: new RunService(ctx),
     chains: new ChainService(ctx, new ChainRunner({ store, engine: runtime, config, ids, clock })),
+    maintenance: new AgentMaintenanceService(ctx),
   };
   return { store, config, clock, ids, model, runtime, ctx, services };
 }

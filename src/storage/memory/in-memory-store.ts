@@ -68,14 +68,19 @@ class InMemoryStore implements Store {
   }
 
   async createAgent(created: NewAgent): Promise<void> {
-    const { agent, blocks } = copy(validateNewAgent(created));
+    const { agent, blocks, messages = [] } = copy(validateNewAgent(created));
     if (this.agents.has(agent.id)) {
       throw new ConflictError(`agent '${agent.id}' already exists`);
     }
+    for (const message of messages) {
+      if (this.messageOrder.has(message.id))
+        throw new ConflictError(`message '${message.id}' already exists`);
+    }
+    for (const message of messages) this.messageOrder.set(message.id, ++this.messagesStored);
     this.agents.set(agent.id, {
       record: agent,
       blocks: new Map(blocks.map((block) => [block.label, block])),
-      messages: [],
+      messages,
       passages: [],
       session: null,
     });

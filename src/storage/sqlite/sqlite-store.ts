@@ -111,12 +111,15 @@ export class SqliteStore implements Store {
   }
 
   async createAgent(created: NewAgent): Promise<void> {
-    const { agent, blocks } = validateNewAgent(created);
+    const { agent, blocks, messages = [] } = validateNewAgent(created);
     this.transaction(() => {
       this.sql.insertAgent.run(agent.id, agent.project_id, agent.parent_id, JSON.stringify(agent));
       for (const block of blocks) {
         this.sql.putBlock.run(agent.id, block.label, JSON.stringify(block));
       }
+      if (messages.length === 0) return;
+      const agentKey = seqFrom(this.sql.agentKey, agent.id) as number;
+      for (const message of messages) this.writeMessage(agentKey, agent.id, message);
     });
   }
 
