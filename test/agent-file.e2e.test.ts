@@ -177,7 +177,7 @@ describe("agent files (issue #15)", () => {
     expect(messages[2]?.content).toContain("login");
     expect(messages[3]?.content).toBe("Test message for export");
     const reply = await into.agents.messages.create(id, { input: "hello again" });
-    expect(reply.stop_reason.stop_reason).toBe("end_turn");
+    expect((reply.messages as Loose[]).map((m) => m.message_type)).toContain("assistant_message");
   });
 
   it("refuses groups, naming chains, and a corrupted file with Letta's 400", async () => {
