@@ -7,6 +7,7 @@ import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import type { AgentService } from "../service/agent-service.js";
+import type { CatalogService } from "../service/catalog-service.js";
 import type { ChainService } from "../service/chain-service.js";
 import type { McpServerService } from "../service/mcp-server-service.js";
 import type { MemoryService } from "../service/memory-service.js";
@@ -21,11 +22,13 @@ import { type LogSink, requestLog } from "./request-log.js";
 import { agentMaintenanceRoutes } from "./routes/agent-maintenance.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
 import { agentRoutes } from "./routes/agents.js";
+import { catalogRoutes } from "./routes/catalog.js";
 import { chainRoutes } from "./routes/chains.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
+import { refusedRoutes } from "./routes/refusals.js";
 import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { toolRoutes } from "./routes/tools.js";
@@ -46,6 +49,8 @@ export interface Services {
   mcpServers?: McpServerService;
   /** Agent files, the context window, resetting the context. */
   maintenance?: AgentMaintenanceService;
+  /** Tags, models and tool search across the server. */
+  catalog?: CatalogService;
 }
 
 export interface AppOptions {
@@ -119,10 +124,13 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
 
   healthRoutes(app, options.version);
   agentTypeRoutes(app, options.config);
+  refusedRoutes(app);
   if (options.services) {
     // Before the agent routes: `/v1/agents/import` must not be read as an agent id.
     if (options.services.maintenance) agentMaintenanceRoutes(app, options.services.maintenance);
     agentRoutes(app, options.services.agents);
+    // Before the tool routes: `POST /v1/tools/search` is a search, not a tool to create.
+    if (options.services.catalog) catalogRoutes(app, options.services.catalog);
     messageRoutes(app, options.services.messages);
     memoryRoutes(app, options.services.memory);
     toolRoutes(app, options.services.tools);

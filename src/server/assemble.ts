@@ -15,6 +15,7 @@ import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import { AgentService } from "../service/agent-service.js";
+import { CatalogService } from "../service/catalog-service.js";
 import { ChainService } from "../service/chain-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
 import { MemoryService } from "../service/memory-service.js";
@@ -194,6 +195,7 @@ async function wire(
     services: {
       agents: new AgentService(ctx),
       maintenance: new AgentMaintenanceService(ctx),
+      catalog: new CatalogService(ctx),
       messages: new MessageService(ctx),
       memory: new MemoryService(ctx),
       tools: new ToolService(ctx),

@@ -8,6 +8,7 @@ import type { Services } from "../../src/server/app.js";
 import type { ServiceContext } from "../../src/service/agent-access.js";
 import { AgentMaintenanceService } from "../../src/service/agent-maintenance-service.js";
 import { AgentService } from "../../src/service/agent-service.js";
+import { CatalogService } from "../../src/service/catalog-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
 import { MessageService } from "../../src/service/message-service.js";
@@ -64,6 +65,7 @@ export function serviceKit(
     runs: new RunService(ctx),
     chains: new ChainService(ctx, new ChainRunner({ store, engine: runtime, config, ids, clock })),
     maintenance: new AgentMaintenanceService(ctx),
+    catalog: new CatalogService(ctx),
   };
   return { store, config, clock, ids, model, runtime, ctx, services };
 }
