@@ -11,7 +11,7 @@ import { CreateAgentRequest } from "./requests.js";
 
 /** Letta's import form fields that Holdfast honours. */
 export interface ImportOptions {
-  /** A new name for the (first) agent. */
+  /** A new name for the imported agents (Letta's `name`). */
   name?: string | undefined;
   /** A model handle to use instead of the file's. */
   model?: string | undefined;
