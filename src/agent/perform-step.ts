@@ -66,6 +66,7 @@ export async function performStep(
           clock: ctx.deps.clock,
           // A provider may reuse a call id in a later response of the run; the step's id is not.
           idempotencyKey: `${state.run_id}:${state.step_id}:${call.tool_call.tool_call_id}`,
+          runId: state.run_id,
         },
       );
       return applyToolResult(state, step.index, result, stamp, config, executed);

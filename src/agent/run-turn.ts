@@ -6,7 +6,7 @@ import type { RunRecord } from "../records/agent-record.js";
 import type { ClientTool } from "../records/client-tool.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
-import type { TurnStore } from "../storage/turn-store.js";
+import type { MessageSearch, TurnStore } from "../storage/turn-store.js";
 import {
   safeToRerun,
   type ToolImplementation,
@@ -197,7 +197,7 @@ async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> 
   const search = {
     searchPassages: (query: string, options: { tags?: readonly string[]; topK: number }) =>
       deps.store.searchPassages(agent.id, query, options),
-    searchMessages: (query: string, options: { roles?: readonly string[]; limit: number }) =>
+    searchMessages: (query: string, options: MessageSearch) =>
       deps.store.searchMessages(agent.id, query, options),
   };
   return {

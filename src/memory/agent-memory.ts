@@ -1,4 +1,5 @@
 import type { CoreBlock, MessageHit, Passage } from "../records/memory-records.js";
+import type { MessageSearch } from "../storage/turn-store.js";
 
 export type { MessageHit, Passage };
 
@@ -10,7 +11,7 @@ export interface MemorySearch {
   ): Promise<Passage[]>;
   searchMessages(
     query: string,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]>;
 }
 
