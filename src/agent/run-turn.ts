@@ -23,6 +23,8 @@ import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
 import { performStep } from "./perform-step.js";
+import { recallFor } from "./recall.js";
+import { sessionForTurn } from "./session-end.js";
 
 /** The agent as one turn needs it. */
 export interface TurnAgent {
@@ -184,7 +186,16 @@ async function startTurn(
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const runId = chosen.runId ?? deps.ids.next("run");
-  const started = beginTurnState(state, runId, chosen.clientTools);
+  const session = await sessionForTurn(agent, state, deps);
+  const started = {
+    ...beginTurnState(session, runId, chosen.clientTools),
+    recall: await recallFor(
+      ctx.memory,
+      body.content,
+      agent.config.capabilities.memory.recall_tokens,
+      runId,
+    ),
+  };
   const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
   const first = stampMessage(stamp, deps.ids.next("message"), body, otid);
   const run = newRun(runId, agent.id, otid, stamp.nowMs);
@@ -295,7 +306,10 @@ async function finish(
   const run = known ?? (state.run_id ? await ctx.deps.store.getRun(state.run_id) : null);
   const ended = await commit(
     ctx,
-    { state: { ...state, phase, stop_reason: stopReason }, messages: last.messages },
+    {
+      state: { ...state, phase, stop_reason: stopReason, last_active_ms: ctx.deps.clock.now() },
+      messages: last.messages,
+    },
     run ? endRun(run, stopReason, ctx.deps.clock.now(), state) : undefined,
   );
   ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });

@@ -9,10 +9,7 @@ export interface MemorySearch {
     query: string,
     options: { tags?: readonly string[]; topK: number },
   ): Promise<Passage[]>;
-  searchMessages(
-    query: string,
-    options: MessageSearch,
-  ): Promise<MessageHit[]>;
+  searchMessages(query: string, options: MessageSearch): Promise<MessageHit[]>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Clock } from "../core/clock.js";
-import type { MessageSearch } from "../storage/turn-store.js";
 import type { IdSource } from "../core/ids.js";
 import type { CoreBlock, MemoryChanges, Passage } from "../records/memory-records.js";
+import type { MessageSearch } from "../storage/turn-store.js";
 import type { AgentMemory, MemorySearch } from "./agent-memory.js";
 
 /**

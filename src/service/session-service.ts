@@ -26,6 +26,12 @@ export class SessionService {
     return state;
   }
 
+  /** Ends the agent's session; the next message begins a new one. */
+  async end(projectId: string, agentId: string, sessionId: string): Promise<SessionState> {
+    await requireAgent(this.ctx, projectId, agentId);
+    return this.ctx.engine.endSession(agentId, sessionId);
+  }
+
   /** Hands the session to another agent of the same project. */
   async transfer(
     projectId: string,
