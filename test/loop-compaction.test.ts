@@ -77,7 +77,9 @@ describe("summarising compaction (issue 13)", () => {
     expect(state.stop_reason).toBe("end_turn");
     const last = model.requests.at(-1);
     expect(last?.messages[0]?.content).toContain("the first summary");
-    expect(JSON.stringify(last?.messages)).toMatch(/earlier messages are outside the context window/);
+    expect(JSON.stringify(last?.messages)).toMatch(
+      /earlier messages are outside the context window/,
+    );
     expect(kit.events).toContainEqual(
       expect.objectContaining({ type: "compaction", status: "failed" }),
     );
@@ -90,9 +92,9 @@ describe("summarising compaction (issue 13)", () => {
     expect(state.stop_reason).toBe("end_turn");
     expect(state.summary).toMatchObject({ text: "", last_error: expect.any(String) });
     const last = model.requests.at(-1);
-    expect(last?.messages.some((m) => m.role === "user" && m.content.startsWith("message 24"))).toBe(
-      true,
-    );
+    expect(
+      last?.messages.some((m) => m.role === "user" && m.content.startsWith("message 24")),
+    ).toBe(true);
   });
 
   it("keeps the summarised originals stored and searchable", async () => {
