@@ -24,6 +24,7 @@ import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
 import { performStep } from "./perform-step.js";
 import { recallFor } from "./recall.js";
+import { endRun, newRun } from "./run-record.js";
 import { sessionForTurn } from "./session-end.js";
 
 /** The agent as one turn needs it. */
@@ -315,52 +316,6 @@ async function finish(
   ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });
   ctx.deps.onEvent?.({ type: "usage", usage: ended.usage });
   return result(ctx, ended);
-}
-
-function newRun(id: string, agentId: string, key: string | null, nowMs: number): RunRecord {
-  return {
-    id,
-    agent_id: agentId,
-    status: "running",
-    stop_reason: null,
-    idempotency_key: key,
-    created_at_ms: nowMs,
-    completed_at_ms: null,
-    usage: null,
-    verification: null,
-    models: [],
-  };
-}
-
-const FAILED: ReadonlySet<StopReason> = new Set([
-  "error",
-  "llm_api_error",
-  "invalid_llm_response",
-  "context_window_overflow_in_system_prompt",
-]);
-
-/** A run waiting for approval is still running: the approval continues it. */
-function endRun(
-  run: RunRecord,
-  stopReason: StopReason,
-  nowMs: number,
-  state: SessionState,
-): RunRecord {
-  const { usage, verification: v, models } = state;
-  if (stopReason === "requires_approval") return { ...run, stop_reason: stopReason, usage, models };
-  const status =
-    stopReason === "cancelled" ? "cancelled" : FAILED.has(stopReason) ? "failed" : "completed";
-  const verification =
-    v && v.passed !== null ? { passed: v.passed, rounds: v.rounds, findings: v.findings } : null;
-  return {
-    ...run,
-    status,
-    stop_reason: stopReason,
-    completed_at_ms: nowMs,
-    usage,
-    verification,
-    models,
-  };
 }
 
 function result(ctx: TurnContext, state: SessionState): TurnResult {
