@@ -28,7 +28,7 @@ async function chat(kit: Awaited<ReturnType<typeof loopKit>>, from: number, to: 
   return state;
 }
 
-const summaryRequests = (model: ReturnType<typeof summarisingModel>) =>
+const summaryRequests = (model: { requests: readonly ModelRequest[] }) =>
   model.requests.filter((request) => request.system === SUMMARY_PROMPT);
 
 describe("summarising compaction (issue 13)", () => {
@@ -83,6 +83,31 @@ describe("summarising compaction (issue 13)", () => {
     expect(kit.events).toContainEqual(
       expect.objectContaining({ type: "compaction", status: "failed" }),
     );
+  });
+
+  it("tries a failed summary once per turn, not at each of the turn's model calls", async () => {
+    const model = createSimModel({
+      contextWindow: 5000,
+      script: (request: ModelRequest) => {
+        if (request.system === SUMMARY_PROMPT) return new ModelError("server", "summariser down");
+        const last = request.messages.at(-1);
+        // Each turn searches once, then answers: two model calls per turn.
+        return last?.role === "tool"
+          ? { text: "ok" }
+          : { toolCalls: [{ name: "conversation_search", args: { query: "absent" } }] };
+      },
+    });
+    const kit = await loopKit({ type: "letta_v1_agent", model });
+    let state = await kit.session();
+    const perTurn: number[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const before = summaryRequests(model).length;
+      state = (await sendUserMessage(kit.agent, state, { content: long(i) }, kit.deps)).state;
+      perTurn.push(summaryRequests(model).length - before);
+    }
+    expect(Math.max(...perTurn)).toBe(1);
+    expect(perTurn.filter((n) => n === 1).length).toBeGreaterThan(1);
+    expect(state.stop_reason).toBe("end_turn");
   });
 
   it("goes on without a summary when the first one fails: the context is never emptied", async () => {

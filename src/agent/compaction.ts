@@ -42,6 +42,9 @@ export async function compactHistory(
   budgetTokens: number,
   stepId: string,
 ): Promise<SessionState> {
+  // Once summarising failed in a turn, the turn's later model calls go on without trying again.
+  if (state.summary?.failed_in_run != null && state.summary.failed_in_run === state.run_id)
+    return state;
   const cut = foldCut(history, state.run_id, budgetTokens);
   if (cut === 0) return state;
   const folded = history.slice(0, cut);
@@ -67,6 +70,7 @@ export async function compactHistory(
         through_id: folded.at(-1)?.id ?? null,
         folded: count,
         last_error: null,
+        failed_in_run: null,
       },
       usage: {
         ...state.usage,
@@ -84,8 +88,8 @@ export async function compactHistory(
       folded: previous?.folded ?? 0,
       message,
     });
-    const kept = previous ?? { text: "", through_id: null, folded: 0, last_error: null };
-    return { ...state, summary: { ...kept, last_error: message } };
+    const kept = previous ?? { text: "", through_id: null, folded: 0 };
+    return { ...state, summary: { ...kept, last_error: message, failed_in_run: state.run_id } };
   }
 }
 

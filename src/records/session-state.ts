@@ -79,6 +79,8 @@ export const HistorySummary = z.object({
   folded: z.int().min(0),
   /** The last summarising that failed (the previous summary stayed), or null. */
   last_error: z.string().nullable().default(null),
+  /** The run in which it failed: a turn tries once, not at every one of its model calls. */
+  failed_in_run: z.string().nullable().default(null),
 });
 export type HistorySummary = z.infer<typeof HistorySummary>;
 
