@@ -10,7 +10,7 @@ export function depthBehaviour(memory: EffectiveCapabilities["memory"]): string 
     case "stateless":
       return "nothing from earlier turns is in context, and there is no core memory";
     case "session":
-      return `only the current session's history is in context (${idle}); older history stays stored and searchable`;
+      return `only the current session's history is in context (${idle}); earlier sessions stay stored`;
     case "persistent":
       return "all history is in context; the oldest is summarised once it outgrows the context window";
     case "learning":
