@@ -8,6 +8,8 @@ import type { ReasoningSettings } from "../types/agent-type.js";
 import { type Applied, applyModelResponse, applyToolResult, closePending } from "./apply.js";
 import { applyApprovalRequest } from "./approvals.js";
 import { applySpawned } from "./children.js";
+import { compactHistory } from "./compaction.js";
+import { contextPreface, historyInScope } from "./context-scope.js";
 import type { Step } from "./decide.js";
 import { checkCall, executeTool } from "./execute-tool.js";
 import { afterReset } from "./history-window.js";
@@ -67,6 +69,7 @@ export async function performStep(
           clock: ctx.deps.clock,
           // A provider may reuse a call id in a later response of the run; the step's id is not.
           idempotencyKey: `${state.run_id}:${state.step_id}:${call.tool_call.tool_call_id}`,
+          runId: state.run_id,
         },
       );
       return applyToolResult(state, step.index, result, stamp, config, executed);
@@ -160,24 +163,34 @@ function toolsForCall(ctx: TurnContext, state: SessionState, final: boolean): To
 async function callModel(ctx: TurnContext, state: SessionState, final: boolean): Promise<Applied> {
   const { deps, agent } = ctx;
   const stepId = deps.ids.next("step");
-  const withStep = { ...state, step_id: stepId };
+  let withStep: SessionState = { ...state, step_id: stepId };
   const stamp = { runId: state.run_id, stepId, nowMs: deps.clock.now() };
   const tools = toolsForCall(ctx, state, final);
   const caps = agent.config.capabilities;
   const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
   const forced = caps.reply_via === "send_message" || mustCallTool(agent.config.rules, ruleState);
   const recent = await recentHistory(ctx);
-  const history = caps.include_history ? recent : recent.filter((m) => m.run_id === state.run_id);
-  const built = buildRequest({
-    systemPrompt: agent.systemPrompt,
-    blocks: ctx.memory.blocks(),
-    capabilities: caps,
-    history,
-    tools,
-    toolChoice: forced ? "required" : "auto",
-    contextWindow: deps.model.contextWindow,
-    maxOutputTokens: deps.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-  });
+  const build = (current: SessionState) =>
+    buildRequest({
+      systemPrompt: agent.systemPrompt,
+      blocks: ctx.memory.blocks(),
+      capabilities: caps,
+      history: historyInScope(recent, current, caps),
+      preface: contextPreface(current),
+      tools,
+      toolChoice: forced ? "required" : "auto",
+      contextWindow: deps.model.contextWindow,
+      maxOutputTokens: deps.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    });
+  let built = build(withStep);
+  if (built.ok && built.evicted > 0 && caps.memory.depth !== "stateless") {
+    // The history outgrew the window: fold its oldest part into the summary, committed with
+    // this step; if that fails, the turn goes on with the previous summary and what fits.
+    const compactDeps = { model: deps.model, agentId: agent.id, ...eventsAndSignal(deps) };
+    const scoped = historyInScope(recent, withStep, caps);
+    withStep = await compactHistory(compactDeps, withStep, scoped, built.budget, stepId);
+    built = build(withStep);
+  }
   if (!built.ok)
     return closePending(
       { state: withStep, messages: [] },
@@ -213,6 +226,13 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   response = { ...response, model };
   const offered = tools.map((tool) => tool.name);
   return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
+}
+
+function eventsAndSignal(deps: TurnContext["deps"]) {
+  return {
+    ...(deps.onEvent && { onEvent: deps.onEvent }),
+    ...(deps.signal && { signal: deps.signal }),
+  };
 }
 
 /** The newest messages, from the activation's window when it has one, else from the store. */

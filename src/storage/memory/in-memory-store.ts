@@ -15,7 +15,7 @@ import type {
   Store,
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
-import type { PassageSearch, StepCommit } from "../turn-store.js";
+import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
 import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
 
@@ -165,12 +165,13 @@ class InMemoryStore implements Store {
   async searchMessages(
     agentId: string,
     query: string,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]> {
     const messages = this.agents.get(agentId)?.messages ?? [];
     const hits = messages.flatMap((message): MessageHit[] => {
       const found = searchableText(message);
       if (!found || (options.roles && !options.roles.includes(found.role))) return [];
+      if (options.excludeRunId !== undefined && message.run_id === options.excludeRunId) return [];
       return [{ id: message.id, ...found, created_at_ms: Date.parse(message.date) }];
     });
     const limit = Math.max(0, Math.floor(options.limit));

@@ -16,7 +16,7 @@ import type {
   Store,
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
-import type { PassageSearch, StepCommit } from "../turn-store.js";
+import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { ownedMatch, ownedTerms } from "./full-text.js";
@@ -238,13 +238,14 @@ export class SqliteStore implements Store {
   async searchMessages(
     agentId: string,
     query: string,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]> {
     const match = this.match(agentId, query);
     const limit = Math.floor(options.limit);
     if (match === null || !(limit > 0)) return [];
     const roles = options.roles === undefined ? null : JSON.stringify(options.roles);
-    return this.sql.searchMessages.all(match, roles, limit).map(hitOf);
+    const exclude = options.excludeRunId ?? null;
+    return this.sql.searchMessages.all(match, roles, limit, exclude).map(hitOf);
   }
 
   async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {
