@@ -1,6 +1,7 @@
 import { AssertionError, assert } from "../core/errors.js";
 import type { ModelDelta, ModelResponse, ReasoningRequest } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
+import { withStructuredOutput } from "../llm/structured-output.js";
 import type { SessionState } from "../records/session-state.js";
 import { checkClientArguments, clientToolDeclaration } from "../tools/client-tools.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
@@ -190,8 +191,11 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
       caller: agent.id,
       ...(deps.signal && { signal: deps.signal }),
       ...(caps.reasoning && { reasoning: reasoningRequest(caps.reasoning) }),
+      ...(caps.structured_output && { output: caps.structured_output }),
     };
-    response = await deps.model.generate(request, streamDeltas(ctx, stepId));
+    // A reply wanted as JSON is validated (and repaired once) whatever the provider does.
+    const model = request.output ? withStructuredOutput(deps.model) : deps.model;
+    response = await model.generate(request, streamDeltas(ctx, stepId));
   } catch (error) {
     return modelFailed(ctx, withStep, error, stamp);
   }

@@ -7,6 +7,7 @@ import {
   type JSONSchema7,
   jsonSchema,
   type LanguageModel,
+  Output,
   type ModelMessage as SdkMessage,
   type SystemModelMessage,
   streamText,
@@ -163,6 +164,15 @@ async function generate(
         ? withCacheBreakpoints(request.system, messages, tools)
         : { instructions: request.system, messages }),
       ...(tools && { tools, toolChoice: request.toolChoice }),
+      // The provider's own structured-output mode: OpenAI's `json_schema` response format,
+      // Gemini's `responseJsonSchema`, Anthropic's `output_config.format` (or a forced `json`
+      // tool on older models); chat-completions servers get `json_object`, JSON without a schema.
+      ...(request.output && {
+        output: Output.object({
+          schema: jsonSchema(request.output.schema as JSONSchema7),
+          name: request.output.name,
+        }),
+      }),
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
       ...(request.signal && { abortSignal: request.signal }),
       ...(timeoutMs !== undefined && { timeout: timeoutMs }),
