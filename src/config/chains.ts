@@ -162,7 +162,7 @@ class ChainChecker {
    */
   #scoringSchema(scorer: ChainAgentSpec, path: string): boolean {
     const type = this.registry.get(scorer.type);
-    if (!type || type.control_flow !== "single_shot") return false;
+    if (type?.control_flow !== "single_shot") return false;
     const own = scorer.overrides.structured_output;
     const output = own !== undefined ? own : type.structured_output;
     if (!output) return false;
