@@ -120,7 +120,7 @@ describe("structured output of single_shot types", () => {
       { type: "json_object" },
       { type: "json_object" },
     ]);
-    const repair = (bodies[1]?.messages as { role: string; content: string }[]).slice(-2);
+    const repair = ((bodies[1]?.messages ?? []) as { role: string; content: string }[]).slice(-2);
     expect(repair[0]).toMatchObject({ role: "assistant", content: '{"score": "ninety"}' });
     expect(repair[1]?.role).toBe("user");
     expect(repair[1]?.content).toContain("does not match the required JSON schema 'verdict'");

@@ -166,7 +166,7 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   const caps = agent.config.capabilities;
   const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
   const forced = caps.reply_via === "send_message" || mustCallTool(agent.config.rules, ruleState);
-  const recent = await recentHistory(ctx);
+  const recent = await recentHistory(ctx, true);
   const history = caps.include_history ? recent : recent.filter((m) => m.run_id === state.run_id);
   const built = buildRequest({
     systemPrompt: agent.systemPrompt,
@@ -218,12 +218,16 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
 }
 
-/** The newest messages, from the activation's window when it has one, else from the store. */
-async function recentHistory(ctx: TurnContext) {
+/**
+ * The newest messages, from the activation's window when it has one, else from the store. For
+ * a model call (`prompt`), the window's start moves a page at a time, so that the request's
+ * prefix stays cacheable (see HistoryWindow.promptWindow).
+ */
+async function recentHistory(ctx: TurnContext, prompt = false) {
   const limit = ctx.deps.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-  return (
-    ctx.deps.history?.recent(limit) ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit))
-  );
+  const window = ctx.deps.history;
+  const held = window && (prompt ? window.promptWindow(limit) : window.recent(limit));
+  return held ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit));
 }
 
 function streamDeltas(ctx: TurnContext, stepId: string): ((delta: ModelDelta) => void) | undefined {
