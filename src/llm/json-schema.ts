@@ -8,11 +8,18 @@ export interface SchemaViolation {
 }
 
 /**
- * Strict: an unknown keyword or a misspelt type is an error, never ignored, so that a schema
- * a config file names means what it says. Formats are not checked (they would need a plugin a
- * provider may not mirror); `$ref` to remote schemas is refused by having no loader.
+ * Strict, JSON Schema draft 07: an unknown keyword or a misspelt type is an error, never
+ * ignored, so that a schema a config file names means what it says. Formats are not checked
+ * (they would need a plugin a provider may not mirror); `$ref` to remote schemas is refused by
+ * having no loader.
  */
-const ajv = new Ajv({ strict: true, allErrors: true, validateFormats: false });
+const ajv = new Ajv({
+  strict: true,
+  allErrors: true,
+  validateFormats: false,
+  // Schemas are compiled on their own: two types' schemas with the same `$id` do not clash.
+  addUsedSchema: false,
+});
 
 /** Compiled validators by schema text: a type's schema is compiled once, not per reply. */
 const compiled = new Map<string, ValidateFunction>();
@@ -27,12 +34,13 @@ export function checkOutputSchema(schema: Record<string, unknown>): SchemaViolat
   if (schema.type !== "object") {
     return [{ pointer: "/type", message: "the root of an output schema must be type 'object'" }];
   }
-  if (!ajv.validateSchema(schema)) return (ajv.errors ?? []).map(violation);
   try {
+    if (!ajv.validateSchema(schema)) return (ajv.errors ?? []).map(violation);
     validatorFor(schema);
     return [];
   } catch (error) {
-    // Strict mode reports unknown keywords and contradictions as it compiles.
+    // Strict mode reports unknown keywords as it compiles; an unknown `$schema` draft or a
+    // `$ref` that cannot be resolved here throws too.
     return [{ pointer: "", message: error instanceof Error ? error.message : String(error) }];
   }
 }

@@ -43,6 +43,16 @@ describe("output schemas in the config file", () => {
       "types.judge.structured_output.schema.type",
     ],
     [
+      "a draft it does not know",
+      { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" },
+      "types.judge.structured_output.schema",
+    ],
+    [
+      "a $ref it cannot resolve",
+      { type: "object", properties: { score: { $ref: "https://example.com/score.json" } } },
+      "types.judge.structured_output.schema",
+    ],
+    [
       "required that is not a list",
       { type: "object", required: "score" },
       "types.judge.structured_output.schema.required",
