@@ -9,6 +9,7 @@ import {
 } from "./support/fake-provider-server.js";
 import { loopKit } from "./support/loop-kit.js";
 import { anthropicWire } from "./support/wire/anthropic.js";
+import { geminiWire } from "./support/wire/gemini.js";
 import { openAiChatWire } from "./support/wire/openai-chat.js";
 
 const servers: FakeProviderServer[] = [];
@@ -118,5 +119,18 @@ describe("prompt caching", () => {
       step_count: 1,
       cached_input_tokens: 900,
     });
+  });
+
+  it("records Gemini's cachedContentTokenCount as cached input tokens, and sends Gemini no cache_control", async () => {
+    const { requests, runs } = await twoTurns(geminiWire, "google/gemini-2.5-flash", (url) => ({
+      GOOGLE_GENERATIVE_AI_API_KEY: "g-fake",
+      GOOGLE_GENERATIVE_AI_BASE_URL: url,
+    }));
+    for (const body of requests) expect(breakpoints(body)).toEqual([]);
+    // The first turn's reply reports no cached tokens (Gemini reports no cache writes).
+    expect(runs.map((run) => run?.usage)).toEqual([
+      { prompt_tokens: 1_000, completion_tokens: 20, step_count: 1 },
+      { prompt_tokens: 1_000, completion_tokens: 20, step_count: 1, cached_input_tokens: 900 },
+    ]);
   });
 });

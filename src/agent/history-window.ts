@@ -7,6 +7,8 @@ import type { AgentMessage } from "../records/messages.js";
  */
 export class HistoryWindow {
   #messages: AgentMessage[];
+  /** Messages trimmed off the front since the window was loaded: positions stay comparable. */
+  #dropped = 0;
 
   constructor(
     messages: readonly AgentMessage[],
@@ -20,12 +22,32 @@ export class HistoryWindow {
     return limit <= 0 ? [] : this.#messages.slice(-limit);
   }
 
+  /**
+   * The history a model call sees: at most `limit` messages, but starting at a page boundary
+   * (pages of a quarter of `limit`) rather than exactly `limit` back. A window that slid by one
+   * message each call would change the start of every request, and no provider could serve
+   * any of the history from its prompt cache; this one moves once per page, and between moves
+   * each request holds the previous one whole as its prefix. It never opens with a tool return
+   * whose call it left out, which providers refuse.
+   */
+  promptWindow(limit: number): AgentMessage[] {
+    if (limit <= 0) return [];
+    const total = this.#dropped + this.#messages.length;
+    if (total <= limit) return [...this.#messages];
+    const page = Math.max(1, Math.floor(limit / 4));
+    let start = Math.max(0, Math.ceil((total - limit) / page) * page - this.#dropped);
+    while (this.#messages[start]?.message_type === "tool_return_message") start += 1;
+    return this.#messages.slice(start);
+  }
+
   append(messages: readonly AgentMessage[]): void {
     if (messages.length === 0) return;
     this.#messages.push(...messages);
     // Trim in batches, not per message, so that appends stay cheap.
-    if (this.#messages.length > this.capacity * 2)
+    if (this.#messages.length > this.capacity * 2) {
+      this.#dropped += this.#messages.length - this.capacity;
       this.#messages = this.#messages.slice(-this.capacity);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { AssertionError, assert } from "../core/errors.js";
 import type { ModelDelta, ModelResponse, ReasoningRequest } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
+import { withStructuredOutput } from "../llm/structured-output.js";
 import type { SessionState } from "../records/session-state.js";
 import { checkClientArguments, clientToolDeclaration } from "../tools/client-tools.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
@@ -169,7 +170,7 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
   const caps = agent.config.capabilities;
   const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
   const forced = caps.reply_via === "send_message" || mustCallTool(agent.config.rules, ruleState);
-  const recent = await recentHistory(ctx);
+  const recent = await recentHistory(ctx, true);
   const build = (current: SessionState) =>
     buildRequest({
       systemPrompt: agent.systemPrompt,
@@ -204,8 +205,11 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
       caller: agent.id,
       ...(deps.signal && { signal: deps.signal }),
       ...(caps.reasoning && { reasoning: reasoningRequest(caps.reasoning) }),
+      ...(caps.structured_output && { output: caps.structured_output }),
     };
-    response = await deps.model.generate(request, streamDeltas(ctx, stepId));
+    // A reply wanted as JSON is validated (and repaired once) whatever the provider does.
+    const model = request.output ? withStructuredOutput(deps.model) : deps.model;
+    response = await model.generate(request, streamDeltas(ctx, stepId));
   } catch (error) {
     return modelFailed(ctx, withStep, error, stamp);
   }
@@ -235,11 +239,16 @@ function eventsAndSignal(deps: TurnContext["deps"]) {
   };
 }
 
-/** The newest messages, from the activation's window when it has one, else from the store. */
-async function recentHistory(ctx: TurnContext) {
+/**
+ * The newest messages, from the activation's window when it has one, else from the store. For
+ * a model call (`prompt`), the window's start moves a page at a time, so that the request's
+ * prefix stays cacheable (see HistoryWindow.promptWindow).
+ */
+async function recentHistory(ctx: TurnContext, prompt = false) {
   const limit = ctx.deps.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-  const recent =
-    ctx.deps.history?.recent(limit) ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit));
+  const window = ctx.deps.history;
+  const held = window && (prompt ? window.promptWindow(limit) : window.recent(limit));
+  const recent = held ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit));
   return afterReset(recent, ctx.agent.contextAfter);
 }
 

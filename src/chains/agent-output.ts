@@ -129,3 +129,22 @@ function numeric(value: unknown): number | null {
   if (typeof value === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
   return null;
 }
+
+/**
+ * The score of a structured answer: the JSON object its output schema validated, read as it
+ * is, never searched. Null when it is not an object with a finite numeric `score`.
+ */
+export function structuredScore(
+  text: string,
+): { score: number; result: Record<string, unknown> } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const score = Reflect.get(value, "score");
+  if (typeof score !== "number" || !Number.isFinite(score)) return null;
+  return { score, result: value as Record<string, unknown> };
+}

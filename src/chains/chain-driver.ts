@@ -1,6 +1,6 @@
 import type { ChainAgentSpec, ChainDefinition, ChainStage } from "../config/chain-definition.js";
 import type { ChainAgentRun } from "../records/chain-run.js";
-import { parseScore } from "./agent-output.js";
+import { parseScore, structuredScore } from "./agent-output.js";
 import type { ChainRunState } from "./chain-run-state.js";
 import { agentTask, stageOutput, synthesisTask } from "./chain-tasks.js";
 import { retrying } from "./retrying.js";
@@ -40,7 +40,7 @@ export class ChainDriver {
       }
       const output = stageOutput(stage, run.agents, run.synthesis);
       // A score that is missing or too low fails its stage: the gate is the stage's purpose.
-      const failure = stage.scoring ? this.#score(output, stage.scoring.min_score) : null;
+      const failure = stage.scoring ? this.#score(output, stage.scoring) : null;
       state.updateStage(index, {
         status: failure ? "failed" : "completed",
         output,
@@ -133,13 +133,24 @@ export class ChainDriver {
     await retrying(clock, () => engine.cancel(slot.agent_id), signal).catch(() => false);
   }
 
-  /** Records the score; the reason the run fails on it, or null if it passed. */
-  #score(output: string, minScore: number | null): string | null {
-    const value = parseScore(output);
+  /**
+   * Records the score: from a structured answer, its `score` field (and the whole answer as the
+   * score's `result`); from free text, a `score: N` line or JSON in it. The reason the run fails
+   * on it, or null if it passed.
+   */
+  #score(
+    output: string,
+    { min_score: minScore, structured }: { min_score: number | null; structured: boolean },
+  ): string | null {
+    const parsed = structured ? structuredScore(output) : null;
+    const value = structured ? (parsed?.score ?? null) : parseScore(output);
     const passed = value !== null && (minScore === null || value >= minScore);
-    this.state.setScore({ value, min_score: minScore, passed });
+    const result = parsed ? { result: parsed.result } : {};
+    this.state.setScore({ value, min_score: minScore, passed, ...result });
     if (value === null) {
-      return `the scoring agent's answer holds no score (expected a line 'score: N' or JSON {"score": N})`;
+      return structured
+        ? "the scoring agent's structured answer holds no numeric 'score'"
+        : `the scoring agent's answer holds no score (expected a line 'score: N' or JSON {"score": N})`;
     }
     return passed ? null : `score ${value} is below the minimum of ${minScore}`;
   }

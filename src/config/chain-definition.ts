@@ -75,8 +75,11 @@ export interface ChainStage {
   success: "all" | "any";
   agents: ChainAgentSpec[];
   synthesis: ChainAgentSpec | null;
-  /** Set for the scoring stage (always the last). */
-  scoring: { min_score: number | null } | null;
+  /**
+   * Set for the scoring stage (always the last). `structured`: the scorer answers JSON that its
+   * output schema validated, and the score is its `score` field.
+   */
+  scoring: { min_score: number | null; structured: boolean } | null;
 }
 
 export interface ChainDefinition {

@@ -36,7 +36,7 @@ describe("chains in the config file", () => {
     ]);
     expect(chain?.stages[0]?.synthesis).toMatchObject({ name: "synthesis", role: "synthesis" });
     expect(chain?.stages[1]?.agents).toMatchObject([{ role: "scoring", type: "scoring" }]);
-    expect(chain?.stages[1]?.scoring).toEqual({ min_score: 60 });
+    expect(chain?.stages[1]?.scoring).toEqual({ min_score: 60, structured: false });
   });
 
   it("numbers agents named after a repeated type", () => {

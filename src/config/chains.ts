@@ -127,11 +127,12 @@ class ChainChecker {
         order,
         index,
       );
+      const structured = this.#scoringSchema(scorer, `${path}.scoring`);
       return {
         ...this.#shape(draft),
         agents: [scorer],
         synthesis: null,
-        scoring: { min_score: draft.scoring.min_score ?? null },
+        scoring: { min_score: draft.scoring.min_score ?? null, structured },
       };
     }
     if (agents.length === 0) {
@@ -153,6 +154,32 @@ class ChainChecker {
       );
     }
     return { ...this.#shape(draft), agents, synthesis, scoring: null };
+  }
+
+  /**
+   * Whether the scorer answers in JSON (its type's or its own output schema); such a schema
+   * must require a numeric `score`, which the chain then reads instead of searching the text.
+   */
+  #scoringSchema(scorer: ChainAgentSpec, path: string): boolean {
+    const type = this.registry.get(scorer.type);
+    if (type?.control_flow !== "single_shot") return false;
+    const own = scorer.overrides.structured_output;
+    const output = own !== undefined ? own : type.structured_output;
+    if (!output) return false;
+    const { properties, required } = output.schema as {
+      properties?: Record<string, { type?: unknown }>;
+      required?: unknown;
+    };
+    const scoreType = properties?.score?.type;
+    const numeric = scoreType === "number" || scoreType === "integer";
+    if (!numeric || !Array.isArray(required) || !required.includes("score")) {
+      const where = own !== undefined ? `${path}.structured_output` : `${path}.type`;
+      this.#error(
+        where,
+        `a scoring agent's output schema '${output.name}' must require a 'score' of type number or integer`,
+      );
+    }
+    return true;
   }
 
   #shape(draft: StageDraft) {

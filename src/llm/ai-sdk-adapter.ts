@@ -7,6 +7,7 @@ import {
   type JSONSchema7,
   jsonSchema,
   type LanguageModel,
+  Output,
   type ModelMessage as SdkMessage,
   type SystemModelMessage,
   streamText,
@@ -163,6 +164,7 @@ async function generate(
         ? withCacheBreakpoints(request.system, messages, tools)
         : { instructions: request.system, messages }),
       ...(tools && { tools, toolChoice: request.toolChoice }),
+      ...(request.output && { output: outputMode(provider, request.output) }),
       ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
       ...(request.signal && { abortSignal: request.signal }),
       ...(timeoutMs !== undefined && { timeout: timeoutMs }),
@@ -192,6 +194,19 @@ async function generate(
     throw toModelError(error, clock.now());
   }
   return refusedOrAnswer(builder.build());
+}
+
+/**
+ * The provider's own structured-output mode: OpenAI's `json_schema` response format (chat and
+ * Responses), Gemini's `responseJsonSchema`, Anthropic's `output_config.format` (a forced `json`
+ * tool on older models). Ollama and other chat-completions servers take no schema: they get
+ * `json_object`, JSON of any shape, and the schema is checked on the reply alone.
+ */
+function outputMode(provider: ProviderName, output: NonNullable<ModelRequest["output"]>) {
+  if (provider === "ollama" || provider === "openai-compatible")
+    return Output.json({ name: output.name });
+  const schema = jsonSchema(output.schema as JSONSchema7);
+  return Output.object({ schema, name: output.name });
 }
 
 const CACHE_HERE = { anthropic: { cacheControl: { type: "ephemeral" } } } as const;

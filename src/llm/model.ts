@@ -39,6 +39,11 @@ export interface ModelRequest {
   toolChoice?: "auto" | "required" | "none";
   /** Reasoning to ask for; absent sends nothing, leaving the provider's default. */
   reasoning?: ReasoningRequest;
+  /**
+   * A JSON reply matching `schema` is wanted: sent as the provider's structured-output mode
+   * where it has one; `withStructuredOutput` validates the reply whatever the provider did.
+   */
+  output?: { name: string; schema: Record<string, unknown> };
   /** Who is calling (the agent id): a provider's rate limiter queues callers fairly by it. */
   caller?: string;
   signal?: AbortSignal;

@@ -75,6 +75,8 @@ export const ChainScore = z.object({
   value: z.number().nullable(),
   min_score: z.number().nullable(),
   passed: z.boolean(),
+  /** The scorer's whole JSON answer (`{score, reasons}`), when its type has an output schema. */
+  result: z.record(z.string(), z.unknown()).optional(),
 });
 export type ChainScore = z.infer<typeof ChainScore>;
 

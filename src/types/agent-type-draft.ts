@@ -7,6 +7,7 @@ import {
   MemorySettings,
   ModelFallbacks,
   ReasoningSettings,
+  StructuredOutput,
   ToolSettings,
   TypeName,
 } from "./agent-type.js";
@@ -22,6 +23,7 @@ const draftFields = {
   model: KnownModelHandle.nullable().optional(),
   model_fallbacks: ModelFallbacks.optional(),
   reasoning: ReasoningSettings.nullable().optional(),
+  structured_output: StructuredOutput.nullable().optional(),
   system_prompt: z.string().optional(),
   reply_via: ReplyVia.optional(),
   tools: ToolSettings.partial().optional(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isProviderName, PROVIDERS } from "../llm/handle.js";
+import { checkOutputSchema } from "../llm/json-schema.js";
 import { ToolName } from "../tools/tool-declaration.js";
 import {
   ApprovalPolicy,
@@ -46,6 +47,28 @@ export const ReasoningSettings = z.strictObject({
   effort: z.enum(["minimal", "low", "medium", "high"]).nullable().default(null),
 });
 export type ReasoningSettings = z.infer<typeof ReasoningSettings>;
+
+/**
+ * A JSON Schema the reply of a `single_shot` agent must match (`scoring` → `{score, reasons}`).
+ * Sent as the provider's structured-output mode where it has one; the reply is validated in
+ * any case, with one repair call when it does not match. The root must be an object.
+ */
+export const StructuredOutput = z.strictObject({
+  /** The schema's name, as OpenAI's `json_schema.name` wants one. */
+  name: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]{1,64}$/, "a schema name is 1-64 letters, digits, _ or -")
+    .default("response"),
+  schema: z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+    for (const { pointer, message } of checkOutputSchema(schema)) {
+      const path = pointer.split("/").slice(1).map(unescapePointer);
+      ctx.addIssue({ code: "custom", message, path });
+    }
+  }),
+});
+export type StructuredOutput = z.infer<typeof StructuredOutput>;
+
+const unescapePointer = (part: string) => part.replaceAll("~1", "/").replaceAll("~0", "~");
 
 export const TypeName = z
   .string()
@@ -157,6 +180,8 @@ export const AgentType = z.strictObject({
   model_fallbacks: ModelFallbacks.default([]),
   /** Reasoning asked of the model; null sends nothing, leaving each provider's default. */
   reasoning: ReasoningSettings.nullable().default(null),
+  /** The JSON a `single_shot` type's reply must be; null for free text. */
+  structured_output: StructuredOutput.nullable().default(null),
   /** The system prompt template the prompt builder renders for every model call. */
   system_prompt: z.string(),
   reply_via: ReplyVia,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RiskClass } from "../tools/tool-declaration.js";
-import { Limits, ReasoningSettings } from "./agent-type.js";
+import { Limits, ReasoningSettings, StructuredOutput } from "./agent-type.js";
 import {
   ApprovalPolicy,
   ControlFlow,
@@ -27,6 +27,8 @@ export const EffectiveCapabilities = z.object({
   model_fallbacks: z.array(ModelHandle).default([]),
   /** Reasoning asked of the model; see AgentType.reasoning. */
   reasoning: ReasoningSettings.nullable().default(null),
+  /** The JSON the reply must be; see AgentType.structured_output. */
+  structured_output: StructuredOutput.nullable().default(null),
   control_flow: ControlFlow,
   include_history: z.boolean(),
   reply_via: ReplyVia,

@@ -74,6 +74,7 @@ export function effectiveCapabilities(
     model: overrides.model ?? type.model,
     model_fallbacks: overrides.model_fallbacks ?? type.model_fallbacks,
     reasoning: overrides.reasoning !== undefined ? overrides.reasoning : type.reasoning,
+    structured_output: structuredOutput(type, overrides),
     control_flow: type.control_flow,
     include_history: type.include_history,
     reply_via: type.reply_via,
@@ -87,6 +88,14 @@ export function effectiveCapabilities(
     policy_profile: profile,
     intent_required: type.intent_required || overrides.intent_required === true,
   };
+}
+
+/** Only a single_shot type answers in one reply that a schema can describe. */
+function structuredOutput(type: AgentType, overrides: AgentOverrides) {
+  if (type.control_flow !== "single_shot") return null;
+  return overrides.structured_output !== undefined
+    ? overrides.structured_output
+    : type.structured_output;
 }
 
 /** The tools a type and agent name, through packs and include, each once, in order. */

@@ -12,6 +12,7 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
   model: null,
   model_fallbacks: [],
   reasoning: null,
+  structured_output: null,
   system_prompt: DEFAULT_PROMPT,
   reply_via: "text",
   tools: { packs: [], include: [], allow: null, deny: [], access: "full", approval: "never" },

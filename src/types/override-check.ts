@@ -76,6 +76,12 @@ export function checkOverrides(
   if (root && type.isolation.workspace_root && !isWithin(type.isolation.workspace_root, root)) {
     widen("isolation.workspace_root", `'${root}' is outside '${type.isolation.workspace_root}'`);
   }
+  if (overrides.structured_output && type.control_flow !== "single_shot") {
+    errors.push({
+      path: "structured_output",
+      message: `an output schema needs a single_shot type; '${type.name}' is ${type.control_flow}`,
+    });
+  }
   if (overrides.intent_required === false && type.intent_required) {
     widen("intent_required", "the type requires intent");
   }

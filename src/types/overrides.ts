@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { ToolName } from "../tools/tool-declaration.js";
-import { Isolation, Limits, ModelFallbacks, ReasoningSettings } from "./agent-type.js";
+import {
+  Isolation,
+  Limits,
+  ModelFallbacks,
+  ReasoningSettings,
+  StructuredOutput,
+} from "./agent-type.js";
 import { ApprovalPolicy, ModelHandle, PolicyProfile, ToolAccess } from "./axes.js";
 
 /**
@@ -15,6 +21,8 @@ export const AgentOverrides = z.strictObject({
   model_fallbacks: ModelFallbacks.optional(),
   /** Replaces the type's reasoning settings (its tokens still count against the turn's limit). */
   reasoning: ReasoningSettings.nullable().optional(),
+  /** Replaces the type's output schema (single_shot types only); null asks for free text. */
+  structured_output: StructuredOutput.nullable().optional(),
   system_prompt: z.string().optional(),
   tools: z
     .strictObject({

@@ -63,8 +63,11 @@ export function resolveAgentTypes(
     if (!chain || chain.some((link) => failed.has(link.name))) continue;
     const layers = [SYSTEM_DEFAULTS, defaults, ...chain.map((link) => link.draft).reverse()];
     const result = completeType(source.name, layers);
-    if (result.success) types.push(result.data);
-    else errors.push(...fieldErrorsFromZod(result.error, source.path));
+    if (!result.success) errors.push(...fieldErrorsFromZod(result.error, source.path));
+    else if (result.data.structured_output && result.data.control_flow !== "single_shot") {
+      const message = `structured_output needs control_flow single_shot; '${source.name}' is ${result.data.control_flow}`;
+      errors.push({ path: formatPath([...source.path, "structured_output"]), message });
+    } else types.push(result.data);
   }
   return { types, errors };
 }

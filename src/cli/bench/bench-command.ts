@@ -6,6 +6,7 @@ import type { Durability } from "../../storage/durability.js";
 import type { chainOverhead } from "./chain.js";
 import type { fanOut } from "./fan-out.js";
 import type { memoryQueries } from "./memory-queries.js";
+import type { prefixStability } from "./prefix-stability.js";
 import type * as scenarios from "./scenarios.js";
 
 interface BenchOptions {
@@ -76,6 +77,12 @@ async function runScenario(name: string, quick: boolean, durability: Durability)
       );
     case "chain":
       return (await import("./chain.js")).chainOverhead(n(300), durability);
+    case "prefix": {
+      // The figure is defined over 50 turns (--quick does not shorten it); 150 turns go past
+      // the 200-message history window, where the window's start has to move.
+      const { prefixStability } = await import("./prefix-stability.js");
+      return { short: await prefixStability(50), long: await prefixStability(150) };
+    }
     default:
       throw new Error(`unknown scenario ${name}`);
   }
@@ -107,6 +114,7 @@ function runAll(quick: boolean) {
     fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
     chain: inChild<Awaited<ReturnType<typeof chainOverhead>>>("chain", quick),
     memory: inChild<Awaited<ReturnType<typeof memoryQueries>>>("memory", quick),
+    prefix: inChild<Record<"short" | "long", Of<typeof prefixStability>>>("prefix", quick),
     durabilityNormal: runNormal(quick),
   };
 }
@@ -186,6 +194,10 @@ function printTable(r: ReturnType<typeof runAll>): void {
       "chain / direct p50 (warm / new agents)",
       `${f(r.chain.overheadVsWarmP50)} / ${f(r.chain.overheadVsFreshP50)}`,
     ],
+    ...[r.prefix.short, r.prefix.long].map((p): [string, string] => [
+      `prompt prefix repeated from the previous call, ${p.turns} turns / ${p.calls} calls`,
+      `${f(p.prefixShare * 100, 1)}% (lowest call ${f(p.minCallShare * 100, 1)}%, ${p.callsBreakingPrefix} calls broke it)`,
+    ]),
     ...r.memory.map((m): [string, string] => [
       `memory at ${m.passages} passages (${m.agents} agents): list / by words / search rare / common / block / messages p50 ms`,
       [

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { builtinConfig, type HoldfastConfig } from "../../config/config-file.js";
 import { systemClock } from "../../core/clock.js";
 import { randomIds } from "../../core/ids.js";
+import type { ModelAdapter } from "../../llm/model.js";
 import { createSimModel, type SimScript } from "../../llm/sim/sim-model.js";
 import { EmbeddedEngine } from "../../runtime/embedded-engine.js";
 import { newAgent } from "../../runtime/new-agent.js";
@@ -38,7 +39,7 @@ const lookupTool = implementTool(
  */
 export function benchRuntime(
   store: Store,
-  world: { types?: AgentType[]; script?: SimScript } = {},
+  world: { types?: AgentType[]; script?: SimScript; model?: ModelAdapter } = {},
 ): {
   runtime: EmbeddedEngine;
   createAgents(n: number, typeName?: string): Promise<string[]>;
@@ -65,14 +66,16 @@ export function benchRuntime(
   };
   const tools = builtinToolImplementations(NO_WORKSPACE_SHELL);
   tools.set("lookup", lookupTool);
-  const model = createSimModel({
-    script:
-      world.script ??
-      ((request, call) =>
-        request.messages.at(-1)?.role === "tool"
-          ? { text: "found it" }
-          : { toolCalls: [{ name: "lookup", args: { key: `k${call}` } }] }),
-  });
+  const model =
+    world.model ??
+    createSimModel({
+      script:
+        world.script ??
+        ((request, call) =>
+          request.messages.at(-1)?.role === "tool"
+            ? { text: "found it" }
+            : { toolCalls: [{ name: "lookup", args: { key: `k${call}` } }] }),
+    });
   const runtime = new EmbeddedEngine({
     store,
     config,

@@ -23,9 +23,15 @@ function errorBody(code: number, message: string, details?: unknown[]) {
   };
 }
 
+/** Gemini counts cached tokens within `promptTokenCount`, as `cachedContentTokenCount`. */
 function usageMetadata(reply: ScriptedCompletion) {
-  const { input, output } = tokensOf(reply);
-  return { promptTokenCount: input, candidatesTokenCount: output, totalTokenCount: input + output };
+  const { input, output, cached } = tokensOf(reply);
+  return {
+    promptTokenCount: input,
+    candidatesTokenCount: output,
+    totalTokenCount: input + output,
+    ...(cached > 0 && { cachedContentTokenCount: cached }),
+  };
 }
 
 /** A `GenerateContentResponse` holding `parts`, finished or not. */
