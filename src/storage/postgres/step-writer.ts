@@ -1,0 +1,80 @@
+import type { RunRecord } from "../../records/agent-record.js";
+import type { CoreBlock, Passage } from "../../records/memory-records.js";
+import type { AgentMessage } from "../../records/messages.js";
+import { searchableText } from "../searchable-text.js";
+import type { StepCommit } from "../turn-store.js";
+import { ownedVector } from "./full-text.js";
+import type { Tx } from "./pool.js";
+import { SQL } from "./statements.js";
+import { writeWakeUps } from "./wake-ups.js";
+
+/**
+ * Writes one validated step inside its transaction: messages and passages each in one
+ * statement, then blocks, the session with its timers, and the run. A step of a typical turn
+ * is a handful of round trips and one commit.
+ */
+export async function writeStep(tx: Tx, agentKey: number, step: StepCommit): Promise<void> {
+  const { agentId, state, messages, memory, run } = step;
+  const seqs = await writeMessages(tx, agentKey, agentId, messages);
+  for (const block of memory.blocks) await writeBlock(tx, agentId, block);
+  await writePassages(tx, agentKey, agentId, memory.passages);
+  await tx.query(SQL.putSession, [agentId, state.version, state.phase, JSON.stringify(state)]);
+  await writeWakeUps(tx, agentId, state);
+  if (run) {
+    const first = messages.find((message) => message.run_id === run.id);
+    await writeRun(tx, run, first ? (seqs.get(first.id) ?? null) : null);
+  }
+}
+
+/** Inserts messages in order with their search terms; returns each one's `seq` by id. */
+async function writeMessages(
+  tx: Tx,
+  agentKey: number,
+  agentId: string,
+  messages: readonly AgentMessage[],
+): Promise<Map<string, number>> {
+  if (messages.length === 0) return new Map();
+  const found = messages.map(searchableText);
+  const { rows } = await tx.query(SQL.insertMessages, [
+    agentId,
+    messages.map((m) => m.id),
+    messages.map((m) => m.run_id),
+    messages.map((m) => m.message_type),
+    messages.map((m) => m.date),
+    found.map((f) => f?.role ?? null),
+    found.map((f) => f?.text ?? null),
+    found.map((f) => (f ? ownedVector(agentKey, f.text) : null)),
+    messages.map((m) => JSON.stringify(m)),
+  ]);
+  return new Map(rows.map((row) => [String(row.id), Number(row.seq)]));
+}
+
+export async function writeBlock(tx: Tx, agentId: string, block: CoreBlock): Promise<void> {
+  await tx.query(SQL.putBlock, [agentId, block.label, JSON.stringify(block)]);
+}
+
+export async function writePassages(
+  tx: Tx,
+  agentKey: number,
+  agentId: string,
+  passages: readonly Passage[],
+): Promise<void> {
+  if (passages.length === 0) return;
+  await tx.query(SQL.insertPassages, [
+    agentId,
+    passages.map((p) => p.id),
+    passages.map((p) => p.text),
+    passages.map((p) => JSON.stringify(p.tags)),
+    passages.map((p) => p.created_at_ms),
+    passages.map((p) => ownedVector(agentKey, p.text)),
+  ]);
+}
+
+/**
+ * Writes a run. When it is new, `firstSeq` (its first message in this commit) marks where its
+ * messages begin; without one, they begin after every message of its agent stored so far.
+ */
+export async function writeRun(tx: Tx, run: RunRecord, firstSeq: number | null): Promise<void> {
+  const json = JSON.stringify(run);
+  await tx.query(SQL.putRun, [run.id, run.agent_id, run.idempotency_key, json, firstSeq]);
+}
