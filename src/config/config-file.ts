@@ -32,6 +32,11 @@ export const ServerSection = z.strictObject({
   port: z.int().min(0).max(65_535).optional(),
   data_dir: z.string().min(1).optional(),
   durability: Durability.optional(),
+  /** A PostgreSQL URL: the store is then PostgreSQL instead of SQLite in `data_dir`. */
+  pg_url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, "a PostgreSQL URL: postgres://user:password@host/database")
+    .optional(),
 });
 export type ServerSection = z.infer<typeof ServerSection>;
 
