@@ -62,9 +62,17 @@ export const SQL = {
       SELECT 1 FROM unnest($5::text[]) AS word WHERE strpos(lower(text), word) = 0))
     ORDER BY seq DESC LIMIT $4`,
 
-  putSession: `INSERT INTO sessions (agent_id, version, phase, body) VALUES ($1, $2, $3, $4)
-    ON CONFLICT (agent_id) DO UPDATE
-    SET version = excluded.version, phase = excluded.phase, body = excluded.body`,
+  // The checkpoint and the timers it needs in one round trip: $5 the kinds to clear, $6 and
+  // $7 the kinds to set and when. Data-modifying CTEs run whether or not they are read.
+  putSessionAndTimers: `WITH session AS (
+      INSERT INTO sessions (agent_id, version, phase, body) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (agent_id) DO UPDATE
+      SET version = excluded.version, phase = excluded.phase, body = excluded.body),
+    cleared AS (DELETE FROM timers WHERE agent_id = $1 AND kind = ANY ($5::text[])),
+    set AS (INSERT INTO timers (agent_id, kind, due_at_ms)
+      SELECT $1, w.kind, w.due FROM unnest($6::text[], $7::float8[]) AS w (kind, due)
+      ON CONFLICT (agent_id, kind) DO UPDATE SET due_at_ms = excluded.due_at_ms)
+    SELECT 1`,
   loadSession: "SELECT version, body FROM sessions WHERE agent_id = $1",
   interruptedSessions: `SELECT agent_id FROM sessions
     WHERE phase IN ('running', 'awaiting_children') ORDER BY agent_id COLLATE "C"`,

@@ -6,20 +6,19 @@ import type { StepCommit } from "../turn-store.js";
 import { ownedVector } from "./full-text.js";
 import type { Tx } from "./pool.js";
 import { SQL } from "./statements.js";
-import { writeWakeUps } from "./wake-ups.js";
+import { writeSession } from "./wake-ups.js";
 
 /**
  * Writes one validated step inside its transaction: messages and passages each in one
- * statement, then blocks, the session with its timers, and the run. A step of a typical turn
- * is a handful of round trips and one commit.
+ * statement, then blocks, the session with its timers in one, and the run. A typical step is
+ * five round trips (BEGIN, the agent's key, messages, session, COMMIT) and one WAL flush.
  */
 export async function writeStep(tx: Tx, agentKey: number, step: StepCommit): Promise<void> {
   const { agentId, state, messages, memory, run } = step;
   const seqs = await writeMessages(tx, agentKey, agentId, messages);
   for (const block of memory.blocks) await writeBlock(tx, agentId, block);
   await writePassages(tx, agentKey, agentId, memory.passages);
-  await tx.query(SQL.putSession, [agentId, state.version, state.phase, JSON.stringify(state)]);
-  await writeWakeUps(tx, agentId, state);
+  await writeSession(tx, agentId, state);
   if (run) {
     const first = messages.find((message) => message.run_id === run.id);
     await writeRun(tx, run, first ? (seqs.get(first.id) ?? null) : null);

@@ -4,12 +4,20 @@ import type { Tx } from "./pool.js";
 import { sessionOf, text, timerOf } from "./rows.js";
 import { SQL } from "./statements.js";
 
-/** The session's timers, as it needs them: set, moved or cleared, inside its commit. */
-export async function writeWakeUps(tx: Tx, agentId: string, state: SessionState): Promise<void> {
-  for (const [kind, due] of Object.entries(wakeUpsOf(state))) {
-    if (due === null) await tx.query(SQL.clearTimer, [agentId, kind]);
-    else await tx.query(SQL.putTimer, [agentId, kind, due]);
-  }
+/** The checkpoint with the timers it needs (set, moved or cleared), in one statement. */
+export async function writeSession(tx: Tx, agentId: string, state: SessionState): Promise<void> {
+  const wakeUps = Object.entries(wakeUpsOf(state));
+  const cleared = wakeUps.filter(([, due]) => due === null).map(([kind]) => kind);
+  const set = wakeUps.filter((entry): entry is [string, number] => entry[1] !== null);
+  await tx.query(SQL.putSessionAndTimers, [
+    agentId,
+    state.version,
+    state.phase,
+    JSON.stringify(state),
+    cleared,
+    set.map(([kind]) => kind),
+    set.map(([, due]) => due),
+  ]);
 }
 
 /**
