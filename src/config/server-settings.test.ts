@@ -74,4 +74,32 @@ describe("server settings", () => {
       { ok: false, errors: [{ path: "HOLDFAST_DURABILITY" }] },
     );
   });
+
+  it("takes a PostgreSQL URL from a flag, then env, then the file; none means SQLite (issue #11)", () => {
+    const pgUrl = (flags: SettingFlags, env: NodeJS.ProcessEnv, file = {}) => {
+      const result = resolveServerSettings(flags, env, file, null, "/");
+      return result.ok ? result.settings.pgUrl : result.errors;
+    };
+    const file = { pg_url: "postgres://file/db" };
+    expect(pgUrl({}, {})).toBeUndefined();
+    expect(pgUrl({}, {}, file)).toBe("postgres://file/db");
+    expect(pgUrl({}, { HOLDFAST_PG_URL: "postgresql://env/db" }, file)).toBe("postgresql://env/db");
+    expect(pgUrl({ pgUrl: "postgres://flag/db" }, { HOLDFAST_PG_URL: "postgres://env/db" })).toBe(
+      "postgres://flag/db",
+    );
+  });
+
+  it("rejects a URL that is not PostgreSQL's without repeating it (it may hold a password)", () => {
+    expect(
+      resolveServerSettings({}, { HOLDFAST_PG_URL: "mysql://u:secret@h/db" }, {}, null, "/"),
+    ).toEqual({
+      ok: false,
+      errors: [
+        {
+          path: "HOLDFAST_PG_URL",
+          message: "not a PostgreSQL URL (postgres://user:password@host:port/database)",
+        },
+      ],
+    });
+  });
 });
