@@ -24,14 +24,31 @@ function prefix(agentKey: number): string {
 
 /** The `tsvector` literal for one row of an agent; empty text gives an empty vector. */
 export function ownedVector(agentKey: number, text: string): string {
-  const mark = prefix(agentKey);
+  return vectorWith(prefix(agentKey), text);
+}
+
+/**
+ * Where `ownedVector`'s lexemes begin, for SQL that knows the agent's key and this code does
+ * not: `replace(template, AGENT_MARK, 'a' || seq || 'x')` gives `ownedVector(seq, text)`.
+ * Words are letters and digits, so the mark appears nowhere else.
+ */
+export const AGENT_MARK = "@";
+
+export function ownedVectorTemplate(text: string): string {
+  return vectorWith(AGENT_MARK, text);
+}
+
+/** Room kept in a lexeme for an agent's key (`a` + up to 20 digits + `x`). */
+const KEY_ROOM = 22;
+
+function vectorWith(mark: string, text: string): string {
   const positions = new Map<string, number[]>();
   let bytes = 0;
   tokenize(text).forEach((word, index) => {
     const lexeme = mark + word;
     let list = positions.get(lexeme);
     if (list === undefined) {
-      const size = Buffer.byteLength(lexeme);
+      const size = Buffer.byteLength(word) + KEY_ROOM;
       if (size > MAX_LEXEME_BYTES || bytes + size > MAX_TOTAL_BYTES) return;
       bytes += size;
       list = [];

@@ -20,10 +20,21 @@ import { ownedQueryTerms } from "./full-text.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";
-import { bodies, body, passageOf, type Row, seqOf, sessionOf, text, timerOf } from "./rows.js";
+import {
+  bodies,
+  body,
+  passageOf,
+  type Row,
+  seqOf,
+  sessionOf,
+  storageError,
+  text,
+  timerOf,
+} from "./rows.js";
 import { searchMessages, searchPassages } from "./search.js";
 import { SQL } from "./statements.js";
-import { writeBlock, writePassages, writeRun, writeStep } from "./step-writer.js";
+import { COMMIT_STEP, commitStepParams } from "./step-statement.js";
+import { writeBlock, writePassages, writeRun } from "./step-writer.js";
 import { reconcileWakeUps } from "./wake-ups.js";
 
 /**
@@ -120,10 +131,14 @@ export class PostgresStore implements Store {
     return bodies(await this.rows(SQL.loadBlocks, [agentId]), CoreBlock, "block");
   }
 
-  /** One transaction per step: messages, memory, the checkpoint, its timers and the run. */
+  /** One statement per step (atomic alone): messages, memory, the checkpoint, timers, run. */
   async commit(step: StepCommit): Promise<void> {
     const validated = validateStep(step);
-    await this.tx((tx, agentKey) => writeStep(tx, agentKey, validated), validated.agentId);
+    try {
+      await this.pool.query(COMMIT_STEP, commitStepParams(validated));
+    } catch (error) {
+      throw storageError(error, validated.agentId);
+    }
   }
 
   async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {

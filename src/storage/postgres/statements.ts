@@ -23,16 +23,6 @@ export const SQL = {
   findBlock: `SELECT b.agent_id, b.body FROM blocks AS b JOIN agents AS a ON a.id = b.agent_id
     WHERE b.block_id = $2 AND a.project_id = $1 LIMIT 1`,
 
-  // One statement for all of a step's messages, inserted (and numbered) in the step's order.
-  insertMessages: `INSERT INTO messages
-    (id, agent_id, run_id, message_type, created_at, search_role, search_text, search_terms, body)
-    SELECT m.id, $1, m.run_id, m.message_type, m.created_at, m.search_role, m.search_text,
-      m.search_terms::tsvector, m.body
-    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-      $8::text[], $9::jsonb[]) WITH ORDINALITY
-      AS m (id, run_id, message_type, created_at, search_role, search_text, search_terms, body, n)
-    ORDER BY m.n
-    RETURNING id, seq`,
   runStart: "SELECT agent_id, first_seq FROM runs WHERE id = $1",
   runMessages: `SELECT body FROM messages WHERE agent_id = $1 AND seq >= $2 AND run_id = $3
     ORDER BY seq`,
@@ -62,17 +52,6 @@ export const SQL = {
       SELECT 1 FROM unnest($5::text[]) AS word WHERE strpos(lower(text), word) = 0))
     ORDER BY seq DESC LIMIT $4`,
 
-  // The checkpoint and the timers it needs in one round trip: $5 the kinds to clear, $6 and
-  // $7 the kinds to set and when. Data-modifying CTEs run whether or not they are read.
-  putSessionAndTimers: `WITH session AS (
-      INSERT INTO sessions (agent_id, version, phase, body) VALUES ($1, $2, $3, $4)
-      ON CONFLICT (agent_id) DO UPDATE
-      SET version = excluded.version, phase = excluded.phase, body = excluded.body),
-    cleared AS (DELETE FROM timers WHERE agent_id = $1 AND kind = ANY ($5::text[])),
-    set AS (INSERT INTO timers (agent_id, kind, due_at_ms)
-      SELECT $1, w.kind, w.due FROM unnest($6::text[], $7::float8[]) AS w (kind, due)
-      ON CONFLICT (agent_id, kind) DO UPDATE SET due_at_ms = excluded.due_at_ms)
-    SELECT 1`,
   loadSession: "SELECT version, body FROM sessions WHERE agent_id = $1",
   interruptedSessions: `SELECT agent_id FROM sessions
     WHERE phase IN ('running', 'awaiting_children') ORDER BY agent_id COLLATE "C"`,

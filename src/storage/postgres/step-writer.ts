@@ -1,52 +1,9 @@
+/** Writes outside a step (block edits, passage inserts, runs), inside a transaction. */
 import type { RunRecord } from "../../records/agent-record.js";
 import type { CoreBlock, Passage } from "../../records/memory-records.js";
-import type { AgentMessage } from "../../records/messages.js";
-import { searchableText } from "../searchable-text.js";
-import type { StepCommit } from "../turn-store.js";
 import { ownedVector } from "./full-text.js";
 import type { Tx } from "./pool.js";
 import { SQL } from "./statements.js";
-import { writeSession } from "./wake-ups.js";
-
-/**
- * Writes one validated step inside its transaction: messages and passages each in one
- * statement, then blocks, the session with its timers in one, and the run. A typical step is
- * five round trips (BEGIN, the agent's key, messages, session, COMMIT) and one WAL flush.
- */
-export async function writeStep(tx: Tx, agentKey: number, step: StepCommit): Promise<void> {
-  const { agentId, state, messages, memory, run } = step;
-  const seqs = await writeMessages(tx, agentKey, agentId, messages);
-  for (const block of memory.blocks) await writeBlock(tx, agentId, block);
-  await writePassages(tx, agentKey, agentId, memory.passages);
-  await writeSession(tx, agentId, state);
-  if (run) {
-    const first = messages.find((message) => message.run_id === run.id);
-    await writeRun(tx, run, first ? (seqs.get(first.id) ?? null) : null);
-  }
-}
-
-/** Inserts messages in order with their search terms; returns each one's `seq` by id. */
-async function writeMessages(
-  tx: Tx,
-  agentKey: number,
-  agentId: string,
-  messages: readonly AgentMessage[],
-): Promise<Map<string, number>> {
-  if (messages.length === 0) return new Map();
-  const found = messages.map(searchableText);
-  const { rows } = await tx.query(SQL.insertMessages, [
-    agentId,
-    messages.map((m) => m.id),
-    messages.map((m) => m.run_id),
-    messages.map((m) => m.message_type),
-    messages.map((m) => m.date),
-    found.map((f) => f?.role ?? null),
-    found.map((f) => f?.text ?? null),
-    found.map((f) => (f ? ownedVector(agentKey, f.text) : null)),
-    messages.map((m) => JSON.stringify(m)),
-  ]);
-  return new Map(rows.map((row) => [String(row.id), Number(row.seq)]));
-}
 
 export async function writeBlock(tx: Tx, agentId: string, block: CoreBlock): Promise<void> {
   await tx.query(SQL.putBlock, [agentId, block.label, JSON.stringify(block)]);

@@ -1,24 +1,8 @@
 import type { TimerRecord } from "../../records/agent-record.js";
-import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
+import { wakeUpsOf } from "../../records/session-state.js";
 import type { Tx } from "./pool.js";
 import { sessionOf, text, timerOf } from "./rows.js";
 import { SQL } from "./statements.js";
-
-/** The checkpoint with the timers it needs (set, moved or cleared), in one statement. */
-export async function writeSession(tx: Tx, agentId: string, state: SessionState): Promise<void> {
-  const wakeUps = Object.entries(wakeUpsOf(state));
-  const cleared = wakeUps.filter(([, due]) => due === null).map(([kind]) => kind);
-  const set = wakeUps.filter((entry): entry is [string, number] => entry[1] !== null);
-  await tx.query(SQL.putSessionAndTimers, [
-    agentId,
-    state.version,
-    state.phase,
-    JSON.stringify(state),
-    cleared,
-    set.map(([kind]) => kind),
-    set.map(([, due]) => due),
-  ]);
-}
 
 /**
  * Makes the timers match the waiting sessions (inside a transaction): adds the wake-ups they
