@@ -25,7 +25,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     printErrors("settings", resolved.errors);
     process.exit(1);
   }
-  const { port, dataDir, durability, pgUrl } = resolved.settings;
+  const { port, dataDir, durability, pgUrl, pgPoolSize } = resolved.settings;
   mkdirSync(dataDir, { recursive: true });
   const tokens = parseTokens(process.env.HOLDFAST_TOKENS);
   const host =
@@ -43,6 +43,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
       ? {
           postgres: {
             url: pgUrl,
+            poolSize: pgPoolSize,
             // Without its lock another server may take the database: stop writing at once.
             onLockLost: (error: Error) => {
               console.error(`stopping: lost the PostgreSQL lock's connection (${error.message})`);

@@ -8,6 +8,7 @@ export interface ServeOptions {
   dataDir?: string;
   durability?: string;
   pgUrl?: string;
+  pgPoolSize?: string;
   store?: "sqlite" | "memory";
   logLevel?: LogLevel;
 }
@@ -29,6 +30,10 @@ export function registerServeCommand(program: Command): void {
       "--pg-url <url>",
       "keep the data in PostgreSQL (postgres://user:password@host:port/database) instead of " +
         "SQLite in the data directory (env HOLDFAST_PG_URL)",
+    )
+    .option(
+      "--pg-pool-size <n>",
+      "connections to PostgreSQL kept open at most (env HOLDFAST_PG_POOL_SIZE; default 10)",
     )
     .addOption(
       new Option("--store <kind>", "sqlite (durable) or memory").choices(["sqlite", "memory"]),

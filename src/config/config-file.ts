@@ -37,6 +37,8 @@ export const ServerSection = z.strictObject({
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, "a PostgreSQL URL: postgres://user:password@host/database")
     .optional(),
+  /** Connections to PostgreSQL kept open at most (default 10). */
+  pg_pool_size: z.int().min(1).max(1_000).optional(),
 });
 export type ServerSection = z.infer<typeof ServerSection>;
 
