@@ -4,10 +4,12 @@ import { resolveServerSettings } from "../config/server-settings.js";
 import { VERSION } from "../core/version.js";
 import { defaultModel } from "../llm/create-model.js";
 import { createApp } from "../server/app.js";
+import type { PostgresInUse } from "../server/assemble.js";
 import { assemble } from "../server/assemble.js";
 import { parseTokens } from "../server/auth.js";
 import { jsonLogger } from "../server/request-log.js";
 import { listen } from "../server/serve.js";
+import { DatabaseInUseError } from "../storage/postgres/writer-lock.js";
 import type { DurabilityInForce } from "../storage/sqlite/connection.js";
 import { DataDirInUseError } from "../storage/sqlite/data-dir-lock.js";
 import { describeSandbox } from "../tools/sandbox/sandbox.js";
@@ -23,7 +25,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     printErrors("settings", resolved.errors);
     process.exit(1);
   }
-  const { port, dataDir, durability } = resolved.settings;
+  const { port, dataDir, durability, pgUrl, pgPoolSize } = resolved.settings;
   mkdirSync(dataDir, { recursive: true });
   const tokens = parseTokens(process.env.HOLDFAST_TOKENS);
   const host =
@@ -37,6 +39,19 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     hiddenPaths: path ? [dirname(path)] : [],
     defaultModel: model.handle,
     store: options.store ?? "sqlite",
+    ...(pgUrl
+      ? {
+          postgres: {
+            url: pgUrl,
+            poolSize: pgPoolSize,
+            // Without its lock another server may take the database: stop writing at once.
+            onLockLost: (error: Error) => {
+              console.error(`stopping: lost the PostgreSQL lock's connection (${error.message})`);
+              process.exit(1);
+            },
+          },
+        }
+      : {}),
     onChainError: (runId, error, retryMs) =>
       log("error", {
         msg: "chain run failed; driving it again",
@@ -48,7 +63,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     bearerTokens: tokens !== null,
   }).catch((error: unknown) => {
     // Refused before the port is bound: a second server must not write this directory.
-    if (!(error instanceof DataDirInUseError)) throw error;
+    if (!(error instanceof DataDirInUseError || error instanceof DatabaseInUseError)) throw error;
     console.error(`cannot start: ${error.message}`);
     process.exit(1);
   });
@@ -92,7 +107,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     const shown = mcp.map((s) => `${s.server_name} (${s.status}, ${s.tool_names.length} tools)`);
     console.log(`  mcp:    ${shown.join(", ")}`);
   }
-  console.log(`  store:  ${describeStore(engine.durability)}`);
+  console.log(`  store:  ${describeStore(engine.durability, engine.postgres)}`);
   if (tokens === null) {
     console.warn("  auth:   none (no HOLDFAST_TOKENS): serving on loopback only");
     if (host !== resolved.settings.host)
@@ -119,7 +134,18 @@ export async function serveAction(options: ServeOptions): Promise<void> {
 }
 
 /** The store line of the banner, with the durability SQLite reports it runs with. */
-function describeStore(durability: DurabilityInForce | null): string {
+function describeStore(
+  durability: DurabilityInForce | null,
+  postgres: PostgresInUse | null,
+): string {
+  if (postgres !== null) {
+    const { server, schema, poolSize } = postgres;
+    const commit =
+      postgres.durability === "full"
+        ? "the server's synchronous_commit"
+        : "synchronous_commit=off: the last commits may be lost if PostgreSQL crashes";
+    return `postgres ${server} schema ${schema}, pool ${poolSize}, durability ${postgres.durability} (${commit}); one server per database (advisory lock)`;
+  }
   if (durability === null) return "memory (nothing survives a restart)";
   const promise =
     durability.durability === "full"

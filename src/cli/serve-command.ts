@@ -7,6 +7,8 @@ export interface ServeOptions {
   port?: string;
   dataDir?: string;
   durability?: string;
+  pgUrl?: string;
+  pgPoolSize?: string;
   store?: "sqlite" | "memory";
   logLevel?: LogLevel;
 }
@@ -23,6 +25,15 @@ export function registerServeCommand(program: Command): void {
       "--durability <mode>",
       "full: a commit is on disk before it is acknowledged; normal: survives a crash of the " +
         "process, not of the machine (env HOLDFAST_DURABILITY; default full)",
+    )
+    .option(
+      "--pg-url <url>",
+      "keep the data in PostgreSQL (postgres://user:password@host:port/database) instead of " +
+        "SQLite in the data directory (env HOLDFAST_PG_URL)",
+    )
+    .option(
+      "--pg-pool-size <n>",
+      "connections to PostgreSQL kept open at most (env HOLDFAST_PG_POOL_SIZE; default 10)",
     )
     .addOption(
       new Option("--store <kind>", "sqlite (durable) or memory").choices(["sqlite", "memory"]),

@@ -32,6 +32,13 @@ export const ServerSection = z.strictObject({
   port: z.int().min(0).max(65_535).optional(),
   data_dir: z.string().min(1).optional(),
   durability: Durability.optional(),
+  /** A PostgreSQL URL: the store is then PostgreSQL instead of SQLite in `data_dir`. */
+  pg_url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, "a PostgreSQL URL: postgres://user:password@host/database")
+    .optional(),
+  /** Connections to PostgreSQL kept open at most (default 10). */
+  pg_pool_size: z.int().min(1).max(1_000).optional(),
 });
 export type ServerSection = z.infer<typeof ServerSection>;
 

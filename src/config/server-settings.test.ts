@@ -5,7 +5,13 @@ describe("server settings", () => {
   it("defaults to 127.0.0.1:8283 with ./data, durable to the disk", () => {
     expect(resolveServerSettings({}, {}, {}, null, "/srv")).toEqual({
       ok: true,
-      settings: { host: "127.0.0.1", port: 8283, dataDir: "/srv/data", durability: "full" },
+      settings: {
+        host: "127.0.0.1",
+        port: 8283,
+        dataDir: "/srv/data",
+        durability: "full",
+        pgPoolSize: 10,
+      },
     });
   });
 
@@ -26,11 +32,18 @@ describe("server settings", () => {
         port: 5000,
         dataDir: "/srv/flag-data",
         durability: "full",
+        pgPoolSize: 10,
       },
     });
     expect(at({}, env)).toEqual({
       ok: true,
-      settings: { host: "env-host", port: 4000, dataDir: "/env-data", durability: "full" },
+      settings: {
+        host: "env-host",
+        port: 4000,
+        dataDir: "/env-data",
+        durability: "full",
+        pgPoolSize: 10,
+      },
     });
     expect(at({}, {})).toEqual({
       ok: true,
@@ -39,6 +52,7 @@ describe("server settings", () => {
         port: 3000,
         dataDir: "/etc/hf/file-data",
         durability: "full",
+        pgPoolSize: 10,
       },
     });
   });
@@ -73,5 +87,45 @@ describe("server settings", () => {
     expect(resolveServerSettings({}, { HOLDFAST_DURABILITY: "FULL" }, {}, null, "/")).toMatchObject(
       { ok: false, errors: [{ path: "HOLDFAST_DURABILITY" }] },
     );
+  });
+
+  it("takes a PostgreSQL URL from a flag, then env, then the file; none means SQLite (issue #11)", () => {
+    const pgUrl = (flags: SettingFlags, env: NodeJS.ProcessEnv, file = {}) => {
+      const result = resolveServerSettings(flags, env, file, null, "/");
+      return result.ok ? result.settings.pgUrl : result.errors;
+    };
+    const file = { pg_url: "postgres://file/db" };
+    expect(pgUrl({}, {})).toBeUndefined();
+    expect(pgUrl({}, {}, file)).toBe("postgres://file/db");
+    expect(pgUrl({}, { HOLDFAST_PG_URL: "postgresql://env/db" }, file)).toBe("postgresql://env/db");
+    expect(pgUrl({ pgUrl: "postgres://flag/db" }, { HOLDFAST_PG_URL: "postgres://env/db" })).toBe(
+      "postgres://flag/db",
+    );
+  });
+
+  it("rejects a URL that is not PostgreSQL's without repeating it (it may hold a password)", () => {
+    expect(
+      resolveServerSettings({}, { HOLDFAST_PG_URL: "mysql://u:secret@h/db" }, {}, null, "/"),
+    ).toEqual({
+      ok: false,
+      errors: [
+        {
+          path: "HOLDFAST_PG_URL",
+          message: "not a PostgreSQL URL (postgres://user:password@host:port/database)",
+        },
+      ],
+    });
+  });
+
+  it("takes the PostgreSQL pool size from a flag, env or the file, and rejects a bad one", () => {
+    const size = (flags: SettingFlags, env: NodeJS.ProcessEnv, file = {}) => {
+      const result = resolveServerSettings(flags, env, file, null, "/");
+      return result.ok ? result.settings.pgPoolSize : result.errors;
+    };
+    expect(size({}, {}, { pg_pool_size: 4 })).toBe(4);
+    expect(size({}, { HOLDFAST_PG_POOL_SIZE: "20" }, { pg_pool_size: 4 })).toBe(20);
+    expect(size({ pgPoolSize: "0" }, {})).toEqual([
+      { path: "--pg-pool-size", message: "'0' is not a pool size (1-1000)" },
+    ]);
   });
 });

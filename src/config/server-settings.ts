@@ -10,11 +10,16 @@ export interface ServerSettings {
   port: number;
   dataDir: string;
   durability: Durability;
+  /** Keep the data in this PostgreSQL database instead of SQLite in `dataDir`. */
+  pgUrl?: string;
+  /** Connections to PostgreSQL kept open at most. */
+  pgPoolSize: number;
 }
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8283;
 export const DEFAULT_DATA_DIR = "data";
+export const DEFAULT_PG_POOL_SIZE = 10;
 
 /** Settings given on the command line; absent ones fall through to env, file, default. */
 export interface SettingFlags {
@@ -22,14 +27,18 @@ export interface SettingFlags {
   port?: string | undefined;
   dataDir?: string | undefined;
   durability?: string | undefined;
+  pgUrl?: string | undefined;
+  pgPoolSize?: string | undefined;
 }
 
 const Port = z.coerce.number().int().min(0).max(65_535);
+const PoolSize = z.coerce.number().int().min(1).max(1_000);
+const PgUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/);
 
 /**
  * Resolves each setting from, in order: a flag, an env variable (`HOLDFAST_HOST`,
- * `HOLDFAST_PORT`, `HOLDFAST_DATA_DIR`, `HOLDFAST_DURABILITY`), the config file's `server:`
- * section, the default.
+ * `HOLDFAST_PORT`, `HOLDFAST_DATA_DIR`, `HOLDFAST_DURABILITY`, `HOLDFAST_PG_URL`, `HOLDFAST_PG_POOL_SIZE`), the config
+ * file's `server:` section, the default.
  * A relative data directory from the config file is relative to the file, others to `cwd`.
  */
 export function resolveServerSettings(
@@ -60,6 +69,26 @@ export function resolveServerSettings(
     (value) => `'${value}' is not a durability (full or normal)`,
     errors,
   );
+  const pgUrl = parseGiven(
+    PgUrl.optional(),
+    [
+      ["--pg-url", flags.pgUrl],
+      ["HOLDFAST_PG_URL", env.HOLDFAST_PG_URL],
+    ],
+    file.pg_url,
+    () => "not a PostgreSQL URL (postgres://user:password@host:port/database)",
+    errors,
+  );
+  const pgPoolSize = parseGiven(
+    PoolSize,
+    [
+      ["--pg-pool-size", flags.pgPoolSize],
+      ["HOLDFAST_PG_POOL_SIZE", env.HOLDFAST_PG_POOL_SIZE],
+    ],
+    file.pg_pool_size ?? DEFAULT_PG_POOL_SIZE,
+    (value) => `'${value}' is not a pool size (1-1000)`,
+    errors,
+  );
   const fileDir =
     file.data_dir && configPath ? resolve(dirname(configPath), file.data_dir) : undefined;
   const dataDir = resolve(
@@ -68,7 +97,9 @@ export function resolveServerSettings(
   );
   const host = flags.host || env.HOLDFAST_HOST || file.host || DEFAULT_HOST;
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, settings: { host, port, dataDir, durability } };
+  const settings: ServerSettings = { host, port, dataDir, durability, pgPoolSize };
+  if (pgUrl !== undefined) settings.pgUrl = pgUrl;
+  return { ok: true, settings };
 }
 
 /**

@@ -25,6 +25,9 @@ import { SessionService } from "../service/session-service.js";
 import { ToolService } from "../service/tool-service.js";
 import { DEFAULT_DURABILITY, type Durability } from "../storage/durability.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
+import { DEFAULT_POOL_SIZE, DEFAULT_SCHEMA } from "../storage/postgres/pool.js";
+import { openPostgresStore, type PostgresStore } from "../storage/postgres/postgres-store.js";
+import { type DatabaseLock, lockDatabase } from "../storage/postgres/writer-lock.js";
 import type { DurabilityInForce } from "../storage/sqlite/connection.js";
 import { type DataDirLock, lockDataDirOrThrow } from "../storage/sqlite/data-dir-lock.js";
 import { openSqliteStore, type SqliteStore } from "../storage/sqlite/sqlite-store.js";
@@ -39,8 +42,15 @@ export interface AssembleOptions {
   dataDir: string;
   /** `sqlite` (the default, in the data directory) or `memory` (nothing survives a restart). */
   store?: "sqlite" | "memory";
-  /** How far a SQLite commit reaches before it is acknowledged (default `full`: the disk). */
+  /** How far a commit reaches before it is acknowledged (default `full`: the disk). */
   durability?: Durability;
+  /**
+   * Keep the data in PostgreSQL at this URL instead of SQLite (then `store` is ignored). The
+   * schema's advisory lock replaces the data directory's lock: a second server on the same
+   * database fails with `DatabaseInUseError`. `onLockLost` is told if that lock's connection
+   * drops: the server must stop, since another may now take the database.
+   */
+  postgres?: { url: string; poolSize?: number; onLockLost?: (error: Error) => void };
   defaultModel: string;
   env?: NodeJS.ProcessEnv;
   /** Overrides how models are made (tests pass a scripted sim model). */
@@ -77,8 +87,10 @@ export interface Assembled {
   services: Services;
   engine: EmbeddedEngine;
   store: Store;
-  /** What the SQLite store runs with, read back from SQLite; null for the memory store. */
+  /** What the SQLite store runs with, read back from SQLite; null for the other stores. */
   durability: DurabilityInForce | null;
+  /** The PostgreSQL store's settings, when it is the store. */
+  postgres: PostgresInUse | null;
   /** Drains the runtime, closes the store and gives up the data directory. */
   close(): Promise<void>;
 }
@@ -86,9 +98,11 @@ export interface Assembled {
 /**
  * Wires the embedded engine: a store, the runtime over it, and the services the API calls.
  * A SQLite store first takes the data directory's lock, so a second server on the same
- * directory fails here with `DataDirInUseError`, before it touches the database.
+ * directory fails here with `DataDirInUseError`, before it touches the database; a PostgreSQL
+ * store first takes its schema's advisory lock, failing with `DatabaseInUseError`.
  */
 export async function assemble(options: AssembleOptions): Promise<Assembled> {
+  if (options.postgres) return assemblePostgres(options, options.postgres);
   if (options.store === "memory") return wire(options, createInMemoryStore(), null, null);
   const lock = lockDataDirOrThrow(options.dataDir);
   let store: SqliteStore | undefined;
@@ -103,11 +117,42 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
   }
 }
 
+/** Where the PostgreSQL store keeps the data, without the URL's password. */
+export interface PostgresInUse {
+  server: string;
+  schema: string;
+  poolSize: number;
+  durability: Durability;
+}
+
+async function assemblePostgres(
+  options: AssembleOptions,
+  settings: NonNullable<AssembleOptions["postgres"]>,
+): Promise<Assembled> {
+  const schema = DEFAULT_SCHEMA;
+  const lost = settings.onLockLost ?? (() => undefined);
+  const lock = await lockDatabase(settings.url, schema, lost);
+  let store: PostgresStore | undefined;
+  try {
+    const durability = options.durability ?? DEFAULT_DURABILITY;
+    const poolSize = settings.poolSize ?? DEFAULT_POOL_SIZE;
+    store = await openPostgresStore(settings.url, { schema, poolSize, durability });
+    const where = new URL(settings.url);
+    const server = `${where.host}${where.pathname}`;
+    return await wire(options, store, null, lock, { server, schema, poolSize, durability });
+  } catch (error) {
+    await store?.close();
+    await lock.release();
+    throw error;
+  }
+}
+
 async function wire(
   options: AssembleOptions,
   store: Store,
   durability: DurabilityInForce | null,
-  lock: DataDirLock | null,
+  lock: DataDirLock | DatabaseLock | null,
+  postgres: PostgresInUse | null = null,
 ): Promise<Assembled> {
   const { dataDir } = options;
   const env = options.env ?? process.env;
@@ -207,12 +252,13 @@ async function wire(
     engine,
     store,
     durability,
+    postgres,
     close: async () => {
       chains.shutdown();
       await engine.shutdown();
       await hub.closeAll();
       await store.close();
-      lock?.release();
+      await lock?.release();
     },
   };
 }

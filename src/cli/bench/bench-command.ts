@@ -8,12 +8,15 @@ import type { fanOut } from "./fan-out.js";
 import type { memoryQueries } from "./memory-queries.js";
 import type { prefixStability } from "./prefix-stability.js";
 import type * as scenarios from "./scenarios.js";
+import type { BenchStore } from "./scenarios.js";
 
 interface BenchOptions {
   out: string;
   quick?: boolean;
   scenario?: string;
   durability: Durability;
+  store: "sqlite" | "postgres";
+  pgUrl?: string;
 }
 
 export function registerBenchCommand(program: Command): void {
@@ -28,11 +31,27 @@ export function registerBenchCommand(program: Command): void {
         .choices(["full", "normal"])
         .default("full"),
     )
+    .addOption(
+      new Option(
+        "--store <kind>",
+        "postgres: the committing scenarios on PostgreSQL beside SQLite (a throwaway embedded " +
+          "PostgreSQL unless --pg-url is given)",
+      )
+        .choices(["sqlite", "postgres"])
+        .default("sqlite"),
+    )
+    .option("--pg-url <url>", "with --store postgres: the database to use (a schema is made)")
     .action(async (options: BenchOptions) => {
+      const quick = options.quick === true;
       if (options.scenario) {
-        const quick = options.quick === true;
-        const result = await runScenario(options.scenario, quick, options.durability);
+        const target = { durability: options.durability, pgUrl: options.pgUrl };
+        const result = await runScenario(options.scenario, quick, target);
         console.log(JSON.stringify(result));
+        return;
+      }
+      if (options.store === "postgres") {
+        const { benchPostgres } = await import("./postgres-bench.js");
+        await benchPostgres(quick, options.out, options.pgUrl, inChild);
         return;
       }
       const results = runAll(options.quick === true);
@@ -43,30 +62,39 @@ export function registerBenchCommand(program: Command): void {
 }
 
 /** Each scenario runs in a process of its own, so memory and start-up figures are its own. */
-function inChild<T>(name: string, quick: boolean, durability: Durability = "full"): T {
+function inChild<T>(
+  name: string,
+  quick: boolean,
+  durability: Durability = "full",
+  pgUrl?: string,
+): T {
   const bin = fileURLToPath(new URL("../../../bin/holdfast.js", import.meta.url));
   const args = ["--expose-gc", bin, "bench", "--scenario", name, "--durability", durability];
   if (quick) args.push("--quick");
+  if (pgUrl) args.push("--pg-url", pgUrl);
   return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8" })) as T;
 }
 
-/** Fan-out, memory and the others run on a store of the default durability (full). */
-async function runScenario(name: string, quick: boolean, durability: Durability): Promise<unknown> {
+export type InChild = typeof inChild;
+
+/** Fan-out, memory and the others run on SQLite of the default durability (full). */
+async function runScenario(name: string, quick: boolean, target: BenchStore): Promise<unknown> {
+  const { durability } = target;
   const scenarios = await import("./scenarios.js");
   const n = (count: number) => Math.max(1, Math.round(count * (quick ? 0.1 : 1)));
   switch (name) {
     case "sequential":
-      return scenarios.sequential(n(500), durability);
+      return scenarios.sequential(n(500), target);
     case "concurrent100":
-      return scenarios.concurrent(n(100), 20, durability);
+      return scenarios.concurrent(n(100), 20, target);
     case "concurrent1000":
-      return scenarios.concurrent(n(1000), 5, durability);
+      return scenarios.concurrent(n(1000), 5, target);
     case "cold":
       return scenarios.coldActivation(n(500));
     case "idle":
       return scenarios.idleAgents(n(10_000));
     case "checkpoint":
-      return scenarios.checkpointCost(n(2000), durability);
+      return scenarios.checkpointCost(n(2000), target);
     case "startup":
       return scenarios.startupProbe();
     case "fanout":

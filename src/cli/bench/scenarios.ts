@@ -9,11 +9,21 @@ import type { Store } from "../../storage/store.js";
 import { benchRuntime } from "./bench-setup.js";
 import { heapMb, percentile, rssMb, summarize, type Timings, timed } from "./measure.js";
 
-/** Runs `fn` against a fresh SQLite file (WAL, with the given durability), then removes it. */
+/** Which store a scenario runs on: SQLite (the default), or PostgreSQL at `pgUrl`. */
+export interface BenchStore {
+  durability?: Durability;
+  pgUrl?: string | undefined;
+}
+
+/**
+ * Runs `fn` against a fresh SQLite file (WAL, with the given durability), then removes it; or,
+ * given a PostgreSQL URL, against a fresh schema there, then drops it.
+ */
 async function withStore<T>(
   fn: (store: Store) => Promise<T>,
-  durability: Durability = DEFAULT_DURABILITY,
+  { durability = DEFAULT_DURABILITY, pgUrl }: BenchStore = {},
 ): Promise<T> {
+  if (pgUrl) return (await import("./postgres-store.js")).withPostgresStore(pgUrl, durability, fn);
   const dir = mkdtempSync(join(tmpdir(), "holdfast-bench-"));
   const store = await openSqliteStore(join(dir, "bench.db"), { durability });
   try {
@@ -24,7 +34,7 @@ async function withStore<T>(
   }
 }
 
-export async function sequential(turns: number, durability?: Durability) {
+export async function sequential(turns: number, target?: BenchStore) {
   return withStore(async (store) => {
     const { runtime, createAgents } = benchRuntime(store);
     const [agent = ""] = await createAgents(1);
@@ -45,13 +55,13 @@ export async function sequential(turns: number, durability?: Durability) {
     );
     await runtime.shutdown();
     return { ...all, firstP50Ms: firstP50, lastP50Ms: lastP50 };
-  }, durability);
+  }, target);
 }
 
 export async function concurrent(
   agents: number,
   turnsEach: number,
-  durability?: Durability,
+  target?: BenchStore,
 ): Promise<Timings & { rssMb: number; heapMb: number }> {
   return withStore(async (store) => {
     const { runtime, createAgents } = benchRuntime(store);
@@ -72,7 +82,7 @@ export async function concurrent(
     };
     await runtime.shutdown();
     return result;
-  }, durability);
+  }, target);
 }
 
 /** Activation of stored agents that are not in memory: load record, type, session. */
@@ -110,7 +120,7 @@ export async function idleAgents(count: number) {
 }
 
 /** The cost of one step's commit: two messages and the session checkpoint, durably. */
-export async function checkpointCost(commits: number, durability?: Durability): Promise<Timings> {
+export async function checkpointCost(commits: number, target?: BenchStore): Promise<Timings> {
   return withStore(async (store) => {
     const { createAgents } = benchRuntime(store);
     const [agent = ""] = await createAgents(1);
@@ -141,7 +151,7 @@ export async function checkpointCost(commits: number, durability?: Durability): 
       );
     }
     return summarize(samples, performance.now() - start);
-  }, durability);
+  }, target);
 }
 
 /** From process start to the first completed turn on a fresh store. */

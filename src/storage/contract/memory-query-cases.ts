@@ -81,8 +81,9 @@ export function memoryQueryCases(t: ContractContext): void {
 
     it("ranks by how rare a word is among the agent's own rows, not other agents'", async () => {
       // For agent a, "alpha" is the rarer word; other agents make "beta" the rarer overall.
+      // The rare word's row comes last, so creation order alone cannot put it first.
       const [a, b] = [await t.createAgent(), await t.createAgent()];
-      const texts = ["alpha gamma", "beta delta", "beta epsilon"];
+      const texts = ["beta delta", "beta epsilon", "alpha gamma"];
       await t.store.insertPassages(
         a,
         texts.map((text, i) => passage(`a-p-${i}`, text)),
@@ -93,12 +94,12 @@ export function memoryQueryCases(t: ContractContext): void {
         many.map((text, i) => passage(`b-p-${i}`, text)),
       );
       const found = await t.store.searchPassages(a, "beta alpha", { topK: 10 });
-      expect(ids(found)).toEqual(["a-p-0", "a-p-1", "a-p-2"]);
+      expect(ids(found)).toEqual(["a-p-2", "a-p-0", "a-p-1"]);
 
       const said = await t.say(a, ...texts);
       await t.say(b, ...many);
       const hits = await t.store.searchMessages(a, "beta alpha", { limit: 10 });
-      expect(ids(hits)).toEqual(said);
+      expect(ids(hits)).toEqual([said[2], said[0], said[1]]);
     });
 
     it("finds a block by its id within a project only", async () => {

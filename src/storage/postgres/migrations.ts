@@ -1,0 +1,168 @@
+import type { PoolClient } from "pg";
+
+/**
+ * The PostgreSQL schema, as an ordered list of migrations: migration `i` brings the schema to
+ * version `i + 1`. Never edit a released migration; append a new one. This is PostgreSQL's own
+ * schema, not SQLite's: JSONB bodies, identity columns for creation order, and `tsvector`
+ * columns with GIN indexes for full-text search.
+ *
+ * Rows are per agent, per block, per message and per passage. Each row's search terms are its
+ * words as terms of its agent (`full-text.ts`), so a GIN posting list holds one agent's rows
+ * and a search never walks another agent's (decision 010, the same as SQLite).
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE agents (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    project_id text NOT NULL,
+    parent_id text,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX agents_by_project ON agents (project_id, seq);
+  CREATE INDEX agents_by_parent ON agents (parent_id, seq) WHERE parent_id IS NOT NULL;
+
+  CREATE TABLE blocks (
+    seq bigint GENERATED ALWAYS AS IDENTITY,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    label text NOT NULL,
+    block_id text GENERATED ALWAYS AS (body ->> 'id') STORED,
+    body jsonb NOT NULL,
+    PRIMARY KEY (agent_id, label)
+  );
+  CREATE INDEX blocks_by_id ON blocks (block_id);
+
+  CREATE TABLE messages (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    run_id text,
+    message_type text NOT NULL,
+    created_at text NOT NULL,
+    search_role text,
+    search_text text,
+    search_terms tsvector,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX messages_by_agent ON messages (agent_id, seq);
+  CREATE INDEX messages_terms ON messages USING gin (search_terms);
+
+  CREATE TABLE passages (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    text text NOT NULL,
+    tags jsonb NOT NULL,
+    created_at_ms double precision NOT NULL,
+    terms tsvector NOT NULL
+  );
+  CREATE INDEX passages_by_agent ON passages (agent_id, seq);
+  CREATE INDEX passages_terms ON passages USING gin (terms);
+
+  CREATE TABLE sessions (
+    agent_id text PRIMARY KEY REFERENCES agents (id) ON DELETE CASCADE,
+    version integer NOT NULL,
+    phase text NOT NULL,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX sessions_interrupted ON sessions (agent_id)
+  WHERE phase IN ('running', 'awaiting_children');
+
+  CREATE TABLE runs (
+    seq bigint GENERATED ALWAYS AS IDENTITY,
+    id text PRIMARY KEY,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    idempotency_key text,
+    first_seq bigint NOT NULL,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX runs_by_agent ON runs (agent_id, seq);
+  CREATE UNIQUE INDEX runs_by_key ON runs (agent_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+
+  CREATE TABLE chain_runs (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    project_id text NOT NULL,
+    chain text NOT NULL,
+    status text NOT NULL,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX chain_runs_by_project ON chain_runs (project_id, seq);
+  CREATE INDEX chain_runs_unfinished ON chain_runs (seq)
+  WHERE status IN ('running', 'awaiting_approval');
+
+  CREATE TABLE timers (
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    kind text NOT NULL,
+    due_at_ms double precision NOT NULL,
+    PRIMARY KEY (agent_id, kind)
+  );
+  CREATE INDEX timers_by_due ON timers (due_at_ms, agent_id, kind);
+
+  CREATE TABLE mcp_servers (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    name text NOT NULL UNIQUE,
+    body jsonb NOT NULL
+  );
+  `,
+];
+
+/** Serialises migrators of one schema: any number of servers may start at once. */
+const MIGRATION_LOCK = "holdfast:migrate:";
+
+/**
+ * Brings the connection's schema (its `search_path`) to the latest version, one transaction per
+ * migration, each under a transaction-scoped advisory lock so concurrent starters wait for one
+ * another. Running it again does nothing; a schema written by a newer Holdfast is refused.
+ */
+export async function migrate(
+  client: PoolClient,
+  schema: string,
+  migrations: readonly string[] = MIGRATIONS,
+): Promise<number> {
+  await locked(client, schema, async () => {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY)",
+    );
+  });
+  const current = async (): Promise<number> => {
+    const { rows } = await client.query("SELECT max(version) AS version FROM schema_migrations");
+    return Number(rows[0]?.version ?? 0);
+  };
+  const found = await current();
+  if (found > migrations.length) {
+    throw new Error(
+      `the database has schema version ${found}; this Holdfast knows up to ${migrations.length}`,
+    );
+  }
+  for (let version = found + 1; version <= migrations.length; version++) {
+    await locked(client, schema, async () => {
+      // Another server may have migrated between our read and our lock.
+      if ((await current()) >= version) return;
+      await client.query(migrations[version - 1] ?? "");
+      await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [version]);
+    });
+  }
+  return migrations.length;
+}
+
+/** Runs `work` in a transaction holding the schema's migration lock. */
+async function locked(client: PoolClient, schema: string, work: () => Promise<void>) {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [MIGRATION_LOCK + schema]);
+    await work();
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK");
+    throw error;
+  }
+}
+
+/** A schema name as SQL reads it, whatever characters it has. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
