@@ -14,7 +14,7 @@ import type {
   Store,
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
-import type { PassageSearch, StepCommit } from "../turn-store.js";
+import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { ownedQueryTerms } from "./full-text.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
@@ -34,7 +34,7 @@ import {
 import { searchMessages, searchPassages } from "./search.js";
 import { SQL } from "./statements.js";
 import { COMMIT_STEP, commitStepParams } from "./step-statement.js";
-import { writeBlock, writePassages, writeRun } from "./step-writer.js";
+import { writeBlock, writeMessages, writePassages, writeRun } from "./step-writer.js";
 import { reconcileWakeUps } from "./wake-ups.js";
 
 /**
@@ -76,11 +76,13 @@ export class PostgresStore implements Store {
   }
 
   async createAgent(created: NewAgent): Promise<void> {
-    const { agent, blocks } = validateNewAgent(created);
+    const { agent, blocks, messages = [] } = validateNewAgent(created);
     await this.tx(async (tx) => {
       const row = [agent.id, agent.project_id, agent.parent_id, JSON.stringify(agent)];
       await tx.query(SQL.insertAgent, row);
       for (const block of blocks) await writeBlock(tx, agent.id, block);
+      if (messages.length > 0)
+        await writeMessages(tx, (await keyOf(tx, agent.id)) as number, agent.id, messages);
     });
   }
 
@@ -170,12 +172,12 @@ export class PostgresStore implements Store {
   async searchMessages(
     agentId: string,
     query: string,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]> {
     const terms = await this.queryTerms(agentId, query);
     const limit = Math.floor(options.limit);
     if (terms.length === 0 || !(limit > 0)) return [];
-    return searchMessages(this.pool, agentId, terms, options.roles, limit);
+    return searchMessages(this.pool, agentId, terms, options, limit);
   }
 
   async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {

@@ -1,5 +1,5 @@
 import type { MessageHit, Passage } from "../../records/memory-records.js";
-import type { PassageSearch } from "../turn-store.js";
+import type { MessageSearch, PassageSearch } from "../turn-store.js";
 import { anyOf } from "./full-text.js";
 import { hitOf, passageOf, type Row } from "./rows.js";
 
@@ -30,6 +30,7 @@ const SEARCH_MESSAGES = `WITH ${weighted("messages", "search_terms")}
   SELECT m.id, m.search_role AS role, m.search_text AS text, m.created_at
   FROM messages AS m
   WHERE m.search_terms @@ $3::tsquery AND ($4::text[] IS NULL OR m.search_role = ANY ($4))
+    AND ($6::text IS NULL OR m.run_id IS DISTINCT FROM $6)
   ORDER BY ${score("m.search_terms")} DESC, m.seq LIMIT $5`;
 
 // $5: tags a passage must all have (JSONB array); $6: tags it must have one of; $7, $8: the
@@ -53,10 +54,11 @@ export async function searchMessages(
   db: Queryable,
   agentId: string,
   terms: readonly string[],
-  roles: readonly string[] | undefined,
+  options: MessageSearch,
   limit: number,
 ): Promise<MessageHit[]> {
-  const params = [agentId, terms, anyOf(terms), roles ?? null, limit];
+  const { roles, excludeRunId } = options;
+  const params = [agentId, terms, anyOf(terms), roles ?? null, limit, excludeRunId ?? null];
   const { rows } = await db.query(SEARCH_MESSAGES, params);
   return rows.map(hitOf);
 }

@@ -39,6 +39,14 @@ export const SQL = {
     FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::float8[], $6::text[]) WITH ORDINALITY
       AS p (id, text, tags, created_at_ms, terms, n)
     ORDER BY p.n`,
+  insertMessages: `INSERT INTO messages (id, agent_id, run_id, message_type, created_at,
+      search_role, search_text, search_terms, body)
+    SELECT m.id, $1, m.run_id, m.message_type, m.created_at, m.search_role, m.search_text,
+      m.search_terms::tsvector, m.body
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+      $8::text[], $9::jsonb[]) WITH ORDINALITY
+      AS m (id, run_id, message_type, created_at, search_role, search_text, search_terms, body, n)
+    ORDER BY m.n`,
   deletePassage: "DELETE FROM passages WHERE agent_id = $1 AND id = $2",
   passageSeq: "SELECT seq FROM passages WHERE id = $1 AND agent_id = $2",
   // $5: words (lowercase) a passage must all hold, or NULL for every passage. strpos, not

@@ -1,6 +1,8 @@
 /** Writes outside a step (block edits, passage inserts, runs), inside a transaction. */
 import type { RunRecord } from "../../records/agent-record.js";
 import type { CoreBlock, Passage } from "../../records/memory-records.js";
+import type { AgentMessage } from "../../records/messages.js";
+import { searchableText } from "../searchable-text.js";
 import { ownedVector } from "./full-text.js";
 import type { Tx } from "./pool.js";
 import { SQL } from "./statements.js";
@@ -23,6 +25,28 @@ export async function writePassages(
     passages.map((p) => JSON.stringify(p.tags)),
     passages.map((p) => p.created_at_ms),
     passages.map((p) => ownedVector(agentKey, p.text)),
+  ]);
+}
+
+/** Writes messages outside a step: an imported agent's history, oldest first. */
+export async function writeMessages(
+  tx: Tx,
+  agentKey: number,
+  agentId: string,
+  messages: readonly AgentMessage[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  const found = messages.map(searchableText);
+  await tx.query(SQL.insertMessages, [
+    agentId,
+    messages.map((m) => m.id),
+    messages.map((m) => m.run_id),
+    messages.map((m) => m.message_type),
+    messages.map((m) => m.date),
+    found.map((f) => f?.role ?? null),
+    found.map((f) => f?.text ?? null),
+    found.map((f) => (f ? ownedVector(agentKey, f.text) : null)),
+    messages.map((m) => JSON.stringify(m)),
   ]);
 }
 
