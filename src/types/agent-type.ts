@@ -10,6 +10,7 @@ import {
   ReplyVia,
   ToolAccess,
 } from "./axes.js";
+import { EmbeddingHandle } from "./embedding-handle.js";
 
 /**
  * A model handle whose provider Holdfast knows (`openai/…`, `anthropic/…`, `sim/…`): what a
@@ -86,6 +87,11 @@ export const MemorySettings = z.strictObject({
   blocks: z.array(CoreBlockTemplate),
   archival: z.boolean(),
   conversation_search: z.boolean(),
+  /**
+   * The embedding model passages and messages are embedded with, for hybrid (BM25 + vector)
+   * search; null searches full-text only.
+   */
+  embedding: EmbeddingHandle.nullable().default(null),
 });
 export type MemorySettings = z.infer<typeof MemorySettings>;
 

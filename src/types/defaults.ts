@@ -15,7 +15,13 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
   system_prompt: DEFAULT_PROMPT,
   reply_via: "text",
   tools: { packs: [], include: [], allow: null, deny: [], access: "full", approval: "never" },
-  memory: { depth: "persistent", blocks: [], archival: true, conversation_search: true },
+  memory: {
+    depth: "persistent",
+    blocks: [],
+    archival: true,
+    conversation_search: true,
+    embedding: null,
+  },
   limits: {
     max_iterations: 10,
     max_tool_calls_per_turn: 50,

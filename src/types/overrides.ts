@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ToolName } from "../tools/tool-declaration.js";
 import { Isolation, Limits, ModelFallbacks, ReasoningSettings } from "./agent-type.js";
 import { ApprovalPolicy, ModelHandle, PolicyProfile, ToolAccess } from "./axes.js";
+import { EmbeddingHandle } from "./embedding-handle.js";
 
 /**
  * What one agent sets on top of its type. Model, its fallbacks and prompt are free to change
@@ -27,7 +28,12 @@ export const AgentOverrides = z.strictObject({
     })
     .optional(),
   memory: z
-    .strictObject({ archival: z.boolean().optional(), conversation_search: z.boolean().optional() })
+    .strictObject({
+      archival: z.boolean().optional(),
+      conversation_search: z.boolean().optional(),
+      /** Chooses how memory is searched, not what the agent may do: free to change. */
+      embedding: EmbeddingHandle.nullable().optional(),
+    })
     .optional(),
   limits: Limits.partial().optional(),
   heartbeats: z.boolean().optional(),

@@ -28,6 +28,8 @@ export function openConnection(path: string, durability: Durability): DatabaseSy
   const db = new DatabaseSync(path, {
     timeout: BUSY_TIMEOUT_MS,
     enableForeignKeyConstraints: true,
+    // For sqlite-vec only: `loadVectorFunctions` loads it and turns loading off again.
+    allowExtension: true,
   });
   try {
     db.exec("PRAGMA journal_mode = WAL");
