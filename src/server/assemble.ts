@@ -12,6 +12,7 @@ import type { ModelAdapter } from "../llm/model.js";
 import { checkProviderReady } from "../llm/provider-settings.js";
 import { providerLimiters } from "../llm/rate-limit.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
+import { type Embeddings, wireEmbeddings } from "../runtime/embeddings.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentService } from "../service/agent-service.js";
 import { ChainService } from "../service/chain-service.js";
@@ -59,6 +60,10 @@ export interface AssembleOptions {
    * `tools.mcp.api_stdio: allow`, stdio MCP servers cannot be added through the API.
    */
   bearerTokens?: boolean;
+  /** Backoff of failed embedding requests (tests shorten it); default 1 s doubling to 60 s. */
+  embeddingRetry?: { baseMs: number; maxMs: number };
+  /** Told when embedding an agent's memory fails (it is retried or waits for the next write). */
+  onEmbeddingEvent?: (message: string) => void;
 }
 
 export interface Assembled {
@@ -74,7 +79,10 @@ export interface Assembled {
   chainsFailed: ChainResumeFailure[];
   services: Services;
   engine: EmbeddedEngine;
+  /** The store with hybrid search (what the engine and services use). */
   store: Store;
+  /** The background embedding of memory, and which models the config names. */
+  embeddings: Embeddings;
   /** What the SQLite store runs with, read back from SQLite; null for the memory store. */
   durability: DurabilityInForce | null;
   /** Drains the runtime, closes the store and gives up the data directory. */
@@ -103,7 +111,7 @@ export async function assemble(options: AssembleOptions): Promise<Assembled> {
 
 async function wire(
   options: AssembleOptions,
-  store: Store,
+  plainStore: Store,
   durability: DurabilityInForce | null,
   lock: DataDirLock | null,
 ): Promise<Assembled> {
@@ -119,13 +127,22 @@ async function wire(
   const sources = await startToolSources({
     config: withWeb,
     apiStdio,
-    store,
+    store: plainStore,
     sandbox: detection.ok ? detection.sandbox : null,
     web,
     clock: systemClock,
     ...(options.onMcpEvent ? { log: options.onMcpEvent } : {}),
   });
   const { config, hub } = sources;
+  const embeddings = wireEmbeddings({
+    store: plainStore,
+    config,
+    env,
+    clock: systemClock,
+    ...(options.embeddingRetry && { retry: options.embeddingRetry }),
+    ...(options.onEmbeddingEvent && { log: options.onEmbeddingEvent }),
+  });
+  const { store } = embeddings;
   const models = new Map<string, ModelAdapter>();
   // Every agent's calls to one provider share its limits, whichever model they name.
   const limiterFor = providerLimiters(config.providers, systemClock);
@@ -177,8 +194,10 @@ async function wire(
     defaultModel: options.defaultModel,
     modelFor,
     checkModel,
+    embeddings,
   };
   const failedToResume = await engine.start();
+  await embeddings.queue.start();
   const chains = new ChainRunner(
     { store, engine, config, ids: randomIds, clock: systemClock },
     options.onChainError,
@@ -202,10 +221,12 @@ async function wire(
     },
     engine,
     store,
+    embeddings,
     durability,
     close: async () => {
       chains.shutdown();
       await engine.shutdown();
+      await embeddings.queue.stop();
       await hub.closeAll();
       await store.close();
       lock?.release();

@@ -6,6 +6,7 @@ import type { IdSource } from "../core/ids.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { type AgentChange, StaleChangeError } from "../records/agent-change.js";
 import type { AgentRecord } from "../records/agent-record.js";
+import type { Embeddings } from "../runtime/embeddings.js";
 import type { Engine } from "../runtime/engine.js";
 import type { Store } from "../storage/store.js";
 import type { AgentType } from "../types/agent-type.js";
@@ -26,6 +27,8 @@ export interface ServiceContext {
   modelFor(handle: string): ModelAdapter;
   /** Why a model handle cannot be used (a bad handle, a missing key), or undefined if it can. */
   checkModel(handle: string): string | undefined;
+  /** Background embedding of memory, where hybrid search is wired (the server). */
+  readonly embeddings?: Embeddings;
 }
 
 /** An agent of the caller's project, with its type and overrides resolved. */
