@@ -25,8 +25,6 @@ export interface Embeddings {
   queue: EmbeddingQueue;
   /** The agent's embedding model handle, or null (full-text only, or no such agent). */
   handleFor(agentId: string): Promise<string | null>;
-  /** Embedding handles the config names (its defaults and types), in order, once each. */
-  configured(): string[];
 }
 
 /**
@@ -76,11 +74,5 @@ export function wireEmbeddings(options: EmbeddingsOptions): Embeddings {
     store: hybrid,
     queue,
     handleFor,
-    configured: () => {
-      const handles = config.registry
-        .names()
-        .map((name) => config.registry.get(name)?.memory.embedding);
-      return [...new Set(handles.filter((handle): handle is string => typeof handle === "string"))];
-    },
   };
 }

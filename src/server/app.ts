@@ -24,6 +24,7 @@ import { healthRoutes } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
+import { modelRoutes } from "./routes/models.js";
 import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { toolRoutes } from "./routes/tools.js";
@@ -115,6 +116,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
 
   healthRoutes(app, options.version);
   agentTypeRoutes(app, options.config);
+  modelRoutes(app, options.config);
   if (options.services) {
     agentRoutes(app, options.services.agents);
     messageRoutes(app, options.services.messages);

@@ -7,6 +7,7 @@ import { prepareWebTools } from "../config/web-section.js";
 import { systemClock } from "../core/clock.js";
 import { randomIds } from "../core/ids.js";
 import { createModel } from "../llm/create-model.js";
+import { checkEmbeddingReady } from "../llm/embedding-model.js";
 import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { checkProviderReady } from "../llm/provider-settings.js";
@@ -194,6 +195,7 @@ async function wire(
     defaultModel: options.defaultModel,
     modelFor,
     checkModel,
+    checkEmbedding: (handle: string) => checkEmbeddingReady(handle, config.providers, env),
     embeddings,
   };
   const failedToResume = await engine.start();
