@@ -178,7 +178,8 @@ export class MemoryService {
   }
 
   /**
-   * Full-text search (ranked by the store), then Letta's filters: tags (`any` or `all`) and
+   * Hybrid search (BM25 fused with vectors where the agent has an embedding model; full-text
+   * alone otherwise), with Letta's filters: tags (`any` or `all`) and
    * the creation time range, both ends included.
    */
   async searchPassages(
