@@ -91,7 +91,7 @@ export const MemorySettings = z.strictObject({
    * The embedding model passages and messages are embedded with, for hybrid (BM25 + vector)
    * search; null searches full-text only.
    */
-  embedding: EmbeddingHandle.nullable(),
+  embedding: EmbeddingHandle.nullable().optional(),
 });
 export type MemorySettings = z.infer<typeof MemorySettings>;
 

@@ -21,5 +21,5 @@ export type EmbeddingHandle = z.infer<typeof EmbeddingHandle>;
  */
 export function embeddingHandleOf(type: AgentType, overrides: AgentOverrides): string | null {
   const own = overrides.memory?.embedding;
-  return own === undefined ? type.memory.embedding : own;
+  return own === undefined ? (type.memory.embedding ?? null) : own;
 }

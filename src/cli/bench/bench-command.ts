@@ -7,6 +7,7 @@ import type { chainOverhead } from "./chain.js";
 import type { fanOut } from "./fan-out.js";
 import type { memoryQueries } from "./memory-queries.js";
 import type * as scenarios from "./scenarios.js";
+import type { vectorSearch } from "./vector-search.js";
 
 interface BenchOptions {
   out: string;
@@ -74,6 +75,10 @@ async function runScenario(name: string, quick: boolean, durability: Durability)
       return (await import("./memory-queries.js")).memoryQueries(
         quick ? [1_000, 10_000] : [1_000, 10_000, 100_000],
       );
+    case "vectors":
+      return (await import("./vector-search.js")).vectorSearch(
+        quick ? [10_000, 20_000] : [10_000, 100_000],
+      );
     case "chain":
       return (await import("./chain.js")).chainOverhead(n(300), durability);
     default:
@@ -107,6 +112,7 @@ function runAll(quick: boolean) {
     fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
     chain: inChild<Awaited<ReturnType<typeof chainOverhead>>>("chain", quick),
     memory: inChild<Awaited<ReturnType<typeof memoryQueries>>>("memory", quick),
+    vectors: inChild<Awaited<ReturnType<typeof vectorSearch>>>("vectors", quick),
     durabilityNormal: runNormal(quick),
   };
 }
@@ -198,6 +204,10 @@ function printTable(r: ReturnType<typeof runAll>): void {
       ]
         .map((ms) => f(ms, 3))
         .join(" / "),
+    ]),
+    ...r.vectors.map((v): [string, string] => [
+      `archival search, one agent with ${v.passages} passages (${v.dimensions}-d vectors): vector / hybrid searches per s`,
+      `${v.vectorSearchesPerSecond} / ${v.hybridSearchesPerSecond} (${v.passagesComparedPerSecond} passages compared per s)`,
     ]),
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
