@@ -1,10 +1,14 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkConfig } from "../src/config/config-file.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
+import { HOLDFAST_BIN } from "./cli.js";
 import { startFakeEmbeddingServer } from "./support/fake-embedding-server.js";
 import { startTestServer } from "./support/server-kit.js";
 import { until } from "./support/until.js";
 
+const run = promisify(execFile);
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 type Fake = Awaited<ReturnType<typeof startFakeEmbeddingServer>>;
 let server: Server | undefined;
