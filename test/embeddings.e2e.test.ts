@@ -95,6 +95,14 @@ describe("hybrid search through Letta's client", () => {
       "ocean waves",
       "summit trail",
     ]);
+    // Not spawnSync: the server answering the CLI runs in this process.
+    const show = await run(process.execPath, [
+      HOLDFAST_BIN,
+      ...["agents", "show", agent.id, "--url", (server as Server).url],
+    ]);
+    expect(show.stdout).toContain(
+      "search  hybrid with openai/text-embedding-3-large: 3/3 embedded, ready",
+    );
   });
 
   it("searches by words alone and lists no embedding model when none is configured", async () => {

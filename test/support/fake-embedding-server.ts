@@ -63,7 +63,7 @@ export async function startFakeEmbeddingServer(
       input: string | string[];
     };
     const input = typeof body.input === "string" ? [body.input] : body.input;
-    if (held) await held;
+    if (held !== null) await held;
     const failure = failures.shift();
     if (failure !== undefined) {
       requests.push({ model: body.model, input, status: failure });
