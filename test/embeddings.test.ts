@@ -95,6 +95,29 @@ describe("embeddings and hybrid search", () => {
     });
   });
 
+  it("takes one batch per agent in turn, so a big backlog does not hold up another agent", async () => {
+    const { engine, fake } = await start();
+    const [big, small] = [await newAgent(engine), await newAgent(engine)];
+    const release = fake.hold();
+    const count = DEFAULT_EMBEDDING_BATCH * 3;
+    const passages = Array.from({ length: count }, (_, i) => ({
+      id: `passage-f${i}`,
+      text: `note ${i}`,
+      tags: [],
+      created_at_ms: 1_000 + i,
+    }));
+    await engine.store.insertPassages(big, passages);
+    await insert(engine, small, "a new note");
+    release();
+    await engine.embeddings.queue.settled();
+    expect(fake.served().map((request) => request.input.length)).toEqual([
+      DEFAULT_EMBEDDING_BATCH,
+      1,
+      DEFAULT_EMBEDDING_BATCH,
+      DEFAULT_EMBEDDING_BATCH,
+    ]);
+  });
+
   it("retries a batch after 500s with backoff, and the write never waits for it", async () => {
     const { engine, fake } = await start();
     const agentId = await newAgent(engine);

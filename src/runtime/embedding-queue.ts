@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import { HoldfastError } from "../core/errors.js";
 import type { EmbeddingModel } from "../llm/embedding-model.js";
 import { ModelError } from "../llm/model-error.js";
 import type { Store } from "../storage/store.js";
@@ -44,7 +45,8 @@ interface Cursor {
 /**
  * Embeds passages and messages after they are committed, in the background: writes only mark
  * their agent, and one worker embeds marked agents' rows a batch (the model's `maxBatch`) per
- * request, never inside a step's transaction and never awaited by a turn. A transient failure
+ * request, one batch per agent in turn, never inside a step's transaction and never awaited by
+ * a turn. A transient failure
  * (5xx, rate limit, timeout, network) retries the batch with exponential backoff while other
  * agents go on; any other failure stops the agent's embedding until its next write. Changing
  * an agent's model re-embeds all of its rows (a vector of another model does not count).
@@ -143,28 +145,30 @@ export class EmbeddingQueue {
     }
     const { vectors } = this.options.store;
     for (const kind of KINDS) {
-      for (;;) {
-        if (this.stopping.signal.aborted) return;
-        const rows = await vectors.unembedded(agentId, kind, handle, cursor[kind], model.maxBatch);
-        if (rows.length === 0) break;
-        const made = await model.embed(
-          rows.map((row) => row.text),
-          this.stopping.signal,
-        );
-        if (made.length !== rows.length) {
-          const why = `asked for ${rows.length} vectors, got ${made.length}`;
-          throw new ModelError("invalid_response", why);
-        }
-        await vectors.putVectors(
-          agentId,
-          kind,
-          handle,
-          rows.map((row, i) => ({ id: row.id, vector: made[i] as Float32Array })),
-        );
-        cursor[kind] = rows.at(-1)?.position ?? cursor[kind];
-        this.errors.delete(agentId);
-        this.attempts.delete(agentId);
+      if (this.stopping.signal.aborted) return;
+      const rows = await vectors.unembedded(agentId, kind, handle, cursor[kind], model.maxBatch);
+      if (rows.length === 0) continue;
+      const made = await model.embed(
+        rows.map((row) => row.text),
+        this.stopping.signal,
+      );
+      if (made.length !== rows.length) {
+        const why = `asked for ${rows.length} vectors, got ${made.length}`;
+        throw new ModelError("invalid_response", why);
       }
+      await vectors.putVectors(
+        agentId,
+        kind,
+        handle,
+        rows.map((row, i) => ({ id: row.id, vector: made[i] as Float32Array })),
+      );
+      cursor[kind] = rows.at(-1)?.position ?? cursor[kind];
+      this.errors.delete(agentId);
+      this.attempts.delete(agentId);
+      // One batch per turn: the agent goes to the back, so one agent's 100k passages do not
+      // hold up another's new note.
+      this.marked.add(agentId);
+      return;
     }
   }
 
@@ -172,7 +176,8 @@ export class EmbeddingQueue {
     if (this.stopping.signal.aborted) return;
     const message = error instanceof Error ? error.message : String(error);
     this.errors.set(agentId, message);
-    if (!(error instanceof ModelError && error.retryable)) {
+    // Transient: a provider's 5xx, 429, timeout or network error, or a busy store.
+    if (!(error instanceof HoldfastError && error.retryable)) {
       this.failed.add(agentId);
       this.options.log?.(`embedding agent ${agentId} stopped: ${message}`);
       return;
@@ -181,7 +186,8 @@ export class EmbeddingQueue {
     const attempt = (this.attempts.get(agentId) ?? 0) + 1;
     this.attempts.set(agentId, attempt);
     const backoff = Math.min(this.retry.maxMs, this.retry.baseMs * 2 ** (attempt - 1));
-    const delayMs = Math.max(backoff, error.retryAfterMs ?? 0);
+    const asked = error instanceof ModelError ? (error.retryAfterMs ?? 0) : 0;
+    const delayMs = Math.max(backoff, asked);
     this.retrying.add(agentId);
     this.options.log?.(`embedding agent ${agentId} failed (${message}); retrying in ${delayMs} ms`);
     this.options.clock.sleep(delayMs, this.stopping.signal).then(
