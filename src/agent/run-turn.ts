@@ -6,7 +6,7 @@ import type { RunRecord } from "../records/agent-record.js";
 import type { ClientTool } from "../records/client-tool.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
-import type { MessageSearch, TurnStore } from "../storage/turn-store.js";
+import type { MessageSearch, PassageSearch, TurnStore } from "../storage/turn-store.js";
 import {
   safeToRerun,
   type ToolImplementation,
@@ -209,7 +209,7 @@ async function startTurn(
 async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> {
   const blocks = await deps.store.loadBlocks(agent.id);
   const search = {
-    searchPassages: (query: string, options: { tags?: readonly string[]; topK: number }) =>
+    searchPassages: (query: string, options: PassageSearch) =>
       deps.store.searchPassages(agent.id, query, options),
     searchMessages: (query: string, options: MessageSearch) =>
       deps.store.searchMessages(agent.id, query, options),

@@ -25,6 +25,16 @@ const AgentView = z.looseObject({
     .array(z.looseObject({ label: z.string(), value: z.string(), limit: z.number().nullish() }))
     .default([]),
   tools: z.array(z.looseObject({ name: z.string() })).default([]),
+  /** Holdfast's progress of embedding the agent's memory (absent from other servers). */
+  embedding_status: z
+    .looseObject({
+      model: z.string().nullable(),
+      embedded: z.number(),
+      total: z.number(),
+      state: z.string(),
+      last_error: z.string().nullable(),
+    })
+    .nullish(),
 });
 type AgentView = z.infer<typeof AgentView>;
 
@@ -144,8 +154,19 @@ function formatAgent(agent: AgentView): string {
       return `    ${block.label.padEnd(labelWidth)}  ${size.padStart(16)}${preview ? `  ${preview}` : ""}`;
     }),
     `  tools   ${agent.tools.length === 0 ? "(none)" : agent.tools.map((tool) => tool.name).join(", ")}`,
+    ...searchLines(agent.embedding_status),
   ];
   return lines.join("\n");
+}
+
+/** How the agent's memory is searched, and how far its embedding has got. */
+function searchLines(status: AgentView["embedding_status"]): string[] {
+  if (!status) return [];
+  if (status.model === null) return ["  search  full-text only (no embedding model)"];
+  const progress = `${status.embedded}/${status.total} embedded, ${status.state}`;
+  const lines = [`  search  hybrid with ${status.model}: ${progress}`];
+  if (status.last_error) lines.push(`          last error: ${oneLine(status.last_error, 100)}`);
+  return lines;
 }
 
 function oneLine(text: string, max: number): string {

@@ -15,6 +15,7 @@ import { DataDirInUseError } from "../storage/sqlite/data-dir-lock.js";
 import { describeSandbox } from "../tools/sandbox/sandbox.js";
 import { describeWeb } from "../tools/web/web-settings.js";
 import { loadConfigOrExit, printErrors } from "./load.js";
+import { describeSearch } from "./search-banner.js";
 import type { ServeOptions } from "./serve-command.js";
 
 /** Loaded only when `serve` runs, so other commands start without the server's modules. */
@@ -60,6 +61,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
         retry_ms: retryMs,
       }),
     onMcpEvent: (message) => log("info", { msg: message }),
+    onEmbeddingEvent: (message) => log("error", { msg: message }),
     bearerTokens: tokens !== null,
   }).catch((error: unknown) => {
     // Refused before the port is bound: a second server must not write this directory.
@@ -121,6 +123,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
   console.log(`  web:    ${describeWeb(engine.web)}`);
   const say = model.handle.startsWith("sim/") ? console.warn : console.log;
   say(`  model:  ${model.handle} (${model.reason})`);
+  console.log(`  search: ${describeSearch(engine.config, engine.store.vectors)}`);
 
   const stop = (signal: string) => {
     console.log(`${signal}: shutting down`);

@@ -1,14 +1,12 @@
 import type { CoreBlock, MessageHit, Passage } from "../records/memory-records.js";
 import type { MessageSearch } from "../storage/turn-store.js";
+import type { PassageSearch } from "../storage/turn-store.js";
 
 export type { MessageHit, Passage };
 
 /** Where committed memory is searched: full-text over passages and over past messages. */
 export interface MemorySearch {
-  searchPassages(
-    query: string,
-    options: { tags?: readonly string[]; topK: number },
-  ): Promise<Passage[]>;
+  searchPassages(query: string, options: PassageSearch): Promise<Passage[]>;
   searchMessages(query: string, options: MessageSearch): Promise<MessageHit[]>;
 }
 

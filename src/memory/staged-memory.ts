@@ -2,6 +2,7 @@ import type { Clock } from "../core/clock.js";
 import type { IdSource } from "../core/ids.js";
 import type { CoreBlock, MemoryChanges, Passage } from "../records/memory-records.js";
 import type { MessageSearch } from "../storage/turn-store.js";
+import type { PassageSearch } from "../storage/turn-store.js";
 import type { AgentMemory, MemorySearch } from "./agent-memory.js";
 
 /**
@@ -44,7 +45,7 @@ export class StagedMemory implements AgentMemory {
     return passage;
   }
 
-  searchPassages(query: string, options: { tags?: readonly string[]; topK: number }) {
+  searchPassages(query: string, options: PassageSearch) {
     return this.search.searchPassages(query, options);
   }
 

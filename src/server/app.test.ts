@@ -62,6 +62,7 @@ describe("HTTP app", () => {
       "/v1/agent-types",
       "/v1/agent-types/{name}",
       "/v1/health",
+      "/v1/models/embedding",
     ]);
     expect(JSON.stringify(doc.paths["/v1/agent-types/{name}"])).toContain("single_shot");
   });

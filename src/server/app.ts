@@ -29,6 +29,7 @@ import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
 import { refusedRoutes } from "./routes/refusals.js";
+import { modelRoutes } from "./routes/models.js";
 import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { toolRoutes } from "./routes/tools.js";
@@ -125,6 +126,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   healthRoutes(app, options.version);
   agentTypeRoutes(app, options.config);
   refusedRoutes(app);
+  modelRoutes(app, options.config);
   if (options.services) {
     // Before the agent routes: `/v1/agents/import` must not be read as an agent id.
     if (options.services.maintenance) agentMaintenanceRoutes(app, options.services.maintenance);

@@ -7,11 +7,13 @@ import { prepareWebTools } from "../config/web-section.js";
 import { systemClock } from "../core/clock.js";
 import { randomIds } from "../core/ids.js";
 import { createModel } from "../llm/create-model.js";
+import { checkEmbeddingReady } from "../llm/embedding-model.js";
 import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { checkProviderReady } from "../llm/provider-settings.js";
 import { providerLimiters } from "../llm/rate-limit.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
+import { type Embeddings, wireEmbeddings } from "../runtime/embeddings.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import { AgentService } from "../service/agent-service.js";
@@ -71,6 +73,10 @@ export interface AssembleOptions {
    * `tools.mcp.api_stdio: allow`, stdio MCP servers cannot be added through the API.
    */
   bearerTokens?: boolean;
+  /** Backoff of failed embedding requests (tests shorten it); default 1 s doubling to 60 s. */
+  embeddingRetry?: { baseMs: number; maxMs: number };
+  /** Told when embedding an agent's memory fails (it is retried or waits for the next write). */
+  onEmbeddingEvent?: (message: string) => void;
 }
 
 export interface Assembled {
@@ -86,7 +92,10 @@ export interface Assembled {
   chainsFailed: ChainResumeFailure[];
   services: Services;
   engine: EmbeddedEngine;
+  /** The store with hybrid search (what the engine and services use). */
   store: Store;
+  /** The background embedding of memory, and which models the config names. */
+  embeddings: Embeddings;
   /** What the SQLite store runs with, read back from SQLite; null for the other stores. */
   durability: DurabilityInForce | null;
   /** The PostgreSQL store's settings, when it is the store. */
@@ -149,7 +158,7 @@ async function assemblePostgres(
 
 async function wire(
   options: AssembleOptions,
-  store: Store,
+  plainStore: Store,
   durability: DurabilityInForce | null,
   lock: DataDirLock | DatabaseLock | null,
   postgres: PostgresInUse | null = null,
@@ -166,13 +175,22 @@ async function wire(
   const sources = await startToolSources({
     config: withWeb,
     apiStdio,
-    store,
+    store: plainStore,
     sandbox: detection.ok ? detection.sandbox : null,
     web,
     clock: systemClock,
     ...(options.onMcpEvent ? { log: options.onMcpEvent } : {}),
   });
   const { config, hub } = sources;
+  const embeddings = wireEmbeddings({
+    store: plainStore,
+    config,
+    env,
+    clock: systemClock,
+    ...(options.embeddingRetry && { retry: options.embeddingRetry }),
+    ...(options.onEmbeddingEvent && { log: options.onEmbeddingEvent }),
+  });
+  const { store } = embeddings;
   const models = new Map<string, ModelAdapter>();
   // Every agent's calls to one provider share its limits, whichever model they name.
   const limiterFor = providerLimiters(config.providers, systemClock);
@@ -224,8 +242,11 @@ async function wire(
     defaultModel: options.defaultModel,
     modelFor,
     checkModel,
+    checkEmbedding: (handle: string) => checkEmbeddingReady(handle, config.providers, env),
+    embeddings,
   };
   const failedToResume = await engine.start();
+  await embeddings.queue.start();
   const chains = new ChainRunner(
     { store, engine, config, ids: randomIds, clock: systemClock },
     options.onChainError,
@@ -251,11 +272,13 @@ async function wire(
     },
     engine,
     store,
+    embeddings,
     durability,
     postgres,
     close: async () => {
       chains.shutdown();
       await engine.shutdown();
+      await embeddings.queue.stop();
       await hub.closeAll();
       await store.close();
       await lock?.release();

@@ -3,13 +3,16 @@ import type { Clock } from "../core/clock.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { IdSource } from "../core/ids.js";
+import { embeddingHandleProblem } from "../llm/embedding-model.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { type AgentChange, StaleChangeError } from "../records/agent-change.js";
 import type { AgentRecord } from "../records/agent-record.js";
+import type { Embeddings } from "../runtime/embeddings.js";
 import type { Engine } from "../runtime/engine.js";
 import type { Store } from "../storage/store.js";
 import type { AgentType } from "../types/agent-type.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
+import { embeddingHandleOf } from "../types/embedding-handle.js";
 import { AgentOverrides } from "../types/overrides.js";
 import { agentRunState } from "./agent-run-state.js";
 import { agentStateView } from "./letta-views.js";
@@ -26,6 +29,15 @@ export interface ServiceContext {
   modelFor(handle: string): ModelAdapter;
   /** Why a model handle cannot be used (a bad handle, a missing key), or undefined if it can. */
   checkModel(handle: string): string | undefined;
+  /** Why an embedding handle cannot be used (bad handle, missing key), or undefined if it can. */
+  checkEmbedding?(handle: string): string | undefined;
+  /** Background embedding of memory, where hybrid search is wired (the server). */
+  readonly embeddings?: Embeddings;
+}
+
+/** Why an agent cannot use this embedding model, or undefined if it can. */
+export function checkEmbedding(ctx: ServiceContext, handle: string): string | undefined {
+  return embeddingHandleProblem(handle) ?? ctx.checkEmbedding?.(handle);
 }
 
 /** An agent of the caller's project, with its type and overrides resolved. */
@@ -73,6 +85,8 @@ export async function agentState(
     blocks: await ctx.store.loadBlocks(agent.record.id),
     tools,
     runState: await agentRunState(ctx.store, agent.record.project_id, agent.record.id, include),
+    embedding: embeddingHandleOf(agent.type, agent.overrides),
+    embeddingStatus: (await ctx.embeddings?.queue.progress(agent.record.id)) ?? null,
   });
 }
 

@@ -1,6 +1,13 @@
 import { ValidationError } from "../core/errors.js";
 import { uniqueToolRules } from "../records/tool-rule.js";
-import { agentState, changeAgent, requireAgent, type ServiceContext } from "./agent-access.js";
+import { embeddingHandleOf } from "../types/embedding-handle.js";
+import {
+  agentState,
+  changeAgent,
+  checkEmbedding,
+  requireAgent,
+  type ServiceContext,
+} from "./agent-access.js";
 import { type ChildNode, childTree } from "./agent-tree.js";
 import { agentFromRequest } from "./create-agent.js";
 import type { AgentStateView } from "./letta-views.js";
@@ -62,9 +69,15 @@ export class AgentService {
       if (problem)
         throw new ValidationError("invalid agent", [{ path: "model", message: problem }]);
     }
-    await changeAgent(this.ctx, projectId, agentId, (agent) => {
+    if (body.embedding) {
+      const problem = checkEmbedding(this.ctx, body.embedding);
+      if (problem)
+        throw new ValidationError("invalid agent", [{ path: "embedding", message: problem }]);
+    }
+    const { agent: before } = await changeAgent(this.ctx, projectId, agentId, (agent) => {
       const overrides = { ...agent.overrides };
       if (body.model) overrides.model = body.model;
+      if (body.embedding) overrides.memory = { ...overrides.memory, embedding: body.embedding };
       if (body.system) overrides.system_prompt = body.system;
       // Letta stores `metadata` as sent: a PATCH replaces it, it does not merge into it.
       const metadata = body.metadata ?? agent.record.metadata;
@@ -79,6 +92,9 @@ export class AgentService {
         metadata,
       };
     });
+    // A new embedding model re-embeds the agent's memory, in the background.
+    const was = embeddingHandleOf(before.type, before.overrides);
+    if (body.embedding && body.embedding !== was) this.ctx.embeddings?.queue.notify(agentId);
     return this.get(projectId, agentId);
   }
 

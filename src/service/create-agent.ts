@@ -4,7 +4,7 @@ import { newAgent } from "../runtime/new-agent.js";
 import type { NewAgent } from "../storage/store.js";
 import { checkOverrides } from "../types/override-check.js";
 import type { AgentOverrides } from "../types/overrides.js";
-import type { ServiceContext } from "./agent-access.js";
+import { checkEmbedding, type ServiceContext } from "./agent-access.js";
 import type { CreateAgentRequest } from "./requests.js";
 
 const DEFAULT_TYPE = "letta_v1_agent";
@@ -38,6 +38,10 @@ export function agentFromRequest(
     const problem = ctx.checkModel(ctx.defaultModel);
     if (problem) errors.push({ path: "model", message: problem });
   }
+  if (body.embedding) {
+    const problem = checkEmbedding(ctx, body.embedding);
+    if (problem) errors.push({ path: "embedding", message: problem });
+  }
   // The type's fallbacks must be reachable too, or the agent fails only once its model is down.
   for (const handle of type.model_fallbacks) {
     const problem = ctx.checkModel(handle);
@@ -54,6 +58,7 @@ export function agentFromRequest(
   const overrides: AgentOverrides = {
     ...(model ? { model } : {}),
     ...(body.system ? { system_prompt: body.system } : {}),
+    ...(body.embedding ? { memory: { embedding: body.embedding } } : {}),
     ...(tools.length > 0 || body.include_base_tools === false
       ? {
           tools: { include: tools, ...(body.include_base_tools === false ? { allow: tools } : {}) },

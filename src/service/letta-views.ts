@@ -2,9 +2,11 @@ import { parseModelHandle } from "../llm/handle.js";
 import type { AgentRecord, RunRecord } from "../records/agent-record.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
+import type { EmbeddingProgress } from "../runtime/embedding-queue.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import type { AgentRunState } from "./agent-run-state.js";
+import { embeddingModelView } from "./embedding-views.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -52,6 +54,10 @@ export function agentStateView(input: {
   blocks: readonly CoreBlock[];
   tools: readonly ToolDeclaration[];
   runState: AgentRunState;
+  /** The embedding model of its memory, or null (full-text search only). */
+  embedding: string | null;
+  /** How far its memory is embedded, where the server embeds (null elsewhere). */
+  embeddingStatus: EmbeddingProgress | null;
 }) {
   const { record, capabilities } = input;
   const blocks = input.blocks.map(blockView);
@@ -79,7 +85,9 @@ export function agentStateView(input: {
       model_endpoint_type: provider,
       context_window: input.contextWindow,
     },
-    embedding: null,
+    embedding: input.embedding,
+    embedding_config: input.embedding === null ? null : embeddingConfig(input.embedding),
+    embedding_status: input.embeddingStatus,
     blocks,
     memory: { blocks },
     tools: input.tools.map((tool) => toolView(tool, approval.get(tool.name) ?? false)),
@@ -170,6 +178,13 @@ function replyText(args: string): string {
   } catch {
     return args;
   }
+}
+
+/** Letta's `EmbeddingConfig` of a handle. */
+function embeddingConfig(handle: string) {
+  const { embedding_model, embedding_endpoint_type, embedding_dim, embedding_chunk_size } =
+    embeddingModelView(handle);
+  return { handle, embedding_model, embedding_endpoint_type, embedding_dim, embedding_chunk_size };
 }
 
 export function passageView(passage: Passage, agentId: string) {

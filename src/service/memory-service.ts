@@ -1,31 +1,13 @@
 import { z } from "zod";
 import { NotFoundError, ValidationError } from "../core/errors.js";
+import { instantMs } from "../core/instant.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import { agentState, requireAgent, type ServiceContext } from "./agent-access.js";
 import { pageOf } from "./agent-service.js";
 import { type AgentStateView, type BlockView, blockView, passageView } from "./letta-views.js";
 import { type ListQuery, UpdateBlockRequest } from "./requests.js";
 
-const ISO_DATE_TIME =
-  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/**
- * Milliseconds since the epoch of an ISO 8601 date or date-time, or NaN. A time without an
- * offset is UTC, as Letta (Python) reads it; JavaScript alone would take it as local time.
- */
-export function instantMs(text: string): number {
-  const match = ISO_DATE_TIME.exec(text.trim());
-  if (!match) return Number.NaN;
-  const [, date, time, zone] = match;
-  if (!time) return Date.parse(`${date}T00:00:00Z`);
-  const offset =
-    !zone || zone.toUpperCase() === "Z"
-      ? "Z"
-      : zone.includes(":")
-        ? zone
-        : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  return Date.parse(`${date}T${time}${offset}`);
-}
+export { instantMs };
 
 /** A date-time as Letta's clients send it: `2026-01-31T12:00:00Z` (UTC when no offset). */
 export const Instant = z
@@ -178,7 +160,8 @@ export class MemoryService {
   }
 
   /**
-   * Full-text search (ranked by the store), then Letta's filters: tags (`any` or `all`) and
+   * Hybrid search (BM25 fused with vectors where the agent has an embedding model; full-text
+   * alone otherwise), with Letta's filters: tags (`any` or `all`) and
    * the creation time range, both ends included.
    */
   async searchPassages(

@@ -30,6 +30,8 @@ export const CreateAgentRequest = z.object({
   agent_type: z.string().min(1).max(100).optional(),
   system: z.string().max(200_000).nullish(),
   model: z.string().min(1).max(300).nullish(),
+  /** The embedding model handle of the agent's memory (hybrid search); null: the type's. */
+  embedding: z.string().min(1).max(300).nullish(),
   llm_config: z.object({ handle: z.string().nullish(), model: z.string().nullish() }).nullish(),
   memory_blocks: z.array(CreateBlock).max(100).nullish(),
   tools: z.array(z.string().min(1).max(64)).max(200).nullish(),
@@ -48,6 +50,8 @@ export const UpdateAgentRequest = z.object({
   description: z.string().max(10_000).nullish(),
   system: z.string().max(200_000).nullish(),
   model: z.string().min(1).max(300).nullish(),
+  /** A new embedding model re-embeds the agent's memory in the background. */
+  embedding: z.string().min(1).max(300).nullish(),
   tool_rules: z.array(ToolRule).max(200).nullish(),
   tags: Tags.nullish(),
   metadata: Metadata.nullish(),

@@ -5,6 +5,7 @@ import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
 import type { TurnStore } from "./turn-store.js";
+import type { VectorStore } from "./vector-store.js";
 
 /**
  * A page of a list, Letta-style: ids as cursors, relative to the sort order (by creation).
@@ -74,6 +75,8 @@ export interface McpServerStore {
 
 export interface Store extends TurnStore {
   readonly mcpServers: McpServerStore;
+  /** Vectors of passages and messages, written after their rows (hybrid search). */
+  readonly vectors: VectorStore;
   /** Creates an agent and its blocks atomically; an existing id is an error. */
   createAgent(created: NewAgent): Promise<void>;
   getAgent(id: string): Promise<AgentRecord | null>;

@@ -11,6 +11,7 @@ import {
   ReplyVia,
   ToolAccess,
 } from "./axes.js";
+import { EmbeddingHandle } from "./embedding-handle.js";
 
 /**
  * A model handle whose provider Holdfast knows (`openai/…`, `anthropic/…`, `sim/…`): what a
@@ -123,6 +124,11 @@ export const MemorySettings = z.strictObject({
   session_idle_minutes: z.int().min(1).max(525_600).nullable().default(60),
   /** `learning`: the most tokens recalled memories may take in the context each turn. */
   recall_tokens: z.int().min(0).max(100_000).default(1000),
+  /**
+   * The embedding model passages and messages are embedded with, for hybrid (BM25 + vector)
+   * search; null searches full-text only.
+   */
+  embedding: EmbeddingHandle.nullable().optional(),
 });
 export type MemorySettings = z.infer<typeof MemorySettings>;
 

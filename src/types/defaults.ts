@@ -23,6 +23,7 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
     conversation_search: true,
     session_idle_minutes: 60,
     recall_tokens: 1000,
+    embedding: null,
   },
   limits: {
     max_iterations: 10,

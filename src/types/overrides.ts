@@ -8,6 +8,7 @@ import {
   StructuredOutput,
 } from "./agent-type.js";
 import { ApprovalPolicy, ModelHandle, PolicyProfile, ToolAccess } from "./axes.js";
+import { EmbeddingHandle } from "./embedding-handle.js";
 
 /**
  * What one agent sets on top of its type. Model, its fallbacks and prompt are free to change
@@ -35,7 +36,12 @@ export const AgentOverrides = z.strictObject({
     })
     .optional(),
   memory: z
-    .strictObject({ archival: z.boolean().optional(), conversation_search: z.boolean().optional() })
+    .strictObject({
+      archival: z.boolean().optional(),
+      conversation_search: z.boolean().optional(),
+      /** Chooses how memory is searched, not what the agent may do: free to change. */
+      embedding: EmbeddingHandle.nullable().optional(),
+    })
     .optional(),
   limits: Limits.partial().optional(),
   heartbeats: z.boolean().optional(),

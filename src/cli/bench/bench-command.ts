@@ -9,6 +9,7 @@ import type { memoryQueries } from "./memory-queries.js";
 import type { prefixStability } from "./prefix-stability.js";
 import type * as scenarios from "./scenarios.js";
 import type { BenchStore } from "./scenarios.js";
+import type { vectorSearch } from "./vector-search.js";
 
 interface BenchOptions {
   out: string;
@@ -103,6 +104,10 @@ async function runScenario(name: string, quick: boolean, target: BenchStore): Pr
       return (await import("./memory-queries.js")).memoryQueries(
         quick ? [1_000, 10_000] : [1_000, 10_000, 100_000],
       );
+    case "vectors":
+      return (await import("./vector-search.js")).vectorSearch(
+        quick ? [10_000, 20_000] : [10_000, 100_000],
+      );
     case "chain":
       return (await import("./chain.js")).chainOverhead(n(300), durability);
     case "prefix": {
@@ -143,6 +148,7 @@ function runAll(quick: boolean) {
     chain: inChild<Awaited<ReturnType<typeof chainOverhead>>>("chain", quick),
     memory: inChild<Awaited<ReturnType<typeof memoryQueries>>>("memory", quick),
     prefix: inChild<Record<"short" | "long", Of<typeof prefixStability>>>("prefix", quick),
+    vectors: inChild<Awaited<ReturnType<typeof vectorSearch>>>("vectors", quick),
     durabilityNormal: runNormal(quick),
   };
 }
@@ -238,6 +244,10 @@ function printTable(r: ReturnType<typeof runAll>): void {
       ]
         .map((ms) => f(ms, 3))
         .join(" / "),
+    ]),
+    ...r.vectors.map((v): [string, string] => [
+      `archival search, one agent with ${v.passages} passages (${v.dimensions}-d vectors): vector / hybrid searches per s`,
+      `${v.vectorSearchesPerSecond} / ${v.hybridSearchesPerSecond} (${v.passagesComparedPerSecond} passages compared per s)`,
     ]),
   ];
   const width = Math.max(...rows.map(([name]) => name.length));

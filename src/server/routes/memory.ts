@@ -141,7 +141,8 @@ const searchPassages = createRoute({
   method: "get",
   path: `${archivalPath}/search`,
   tags: ["memory"],
-  summary: "Full-text search of archival memory, filtered by tags and creation time",
+  summary:
+    "Search of archival memory (BM25 fused with vectors when an embedding model is set), filtered by tags and creation time",
   request: { params: AgentIdParam, query: PassageSearchQuery },
   responses: { 200: json(SearchResultSchema, "Ranked results"), ...AGENT_ERRORS },
 });

@@ -4,8 +4,6 @@ import { ChainRunRecord, FINISHED_CHAIN_STATUSES } from "../../records/chain-run
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
-import { rankBm25 } from "../bm25.js";
-import { searchableText } from "../searchable-text.js";
 import type {
   ChainRunFilter,
   NewAgent,
@@ -16,8 +14,10 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { searchMessages, searchPassages } from "./full-text.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
 import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
+import { InMemoryVectors } from "./vectors.js";
 
 interface AgentRows {
   record: AgentRecord;
@@ -43,6 +43,10 @@ export function createInMemoryStore(): Store {
  */
 class InMemoryStore implements Store {
   readonly mcpServers = new InMemoryMcpServers();
+  readonly vectors = new InMemoryVectors(
+    (agentId) => this.agents.get(agentId),
+    () => [...this.agents.keys()],
+  );
   /** In creation order (a Map keeps insertion order). */
   private readonly agents = new Map<string, AgentRows>();
   /**
@@ -167,30 +171,11 @@ class InMemoryStore implements Store {
     query: string,
     options: MessageSearch,
   ): Promise<MessageHit[]> {
-    const messages = this.agents.get(agentId)?.messages ?? [];
-    const hits = messages.flatMap((message): MessageHit[] => {
-      const found = searchableText(message);
-      if (!found || (options.roles && !options.roles.includes(found.role))) return [];
-      if (options.excludeRunId !== undefined && message.run_id === options.excludeRunId) return [];
-      return [{ id: message.id, ...found, created_at_ms: Date.parse(message.date) }];
-    });
-    const limit = Math.max(0, Math.floor(options.limit));
-    const texts = hits.map((hit) => hit.text);
-    return rankBm25(query, texts, limit).map((i) => ({ ...(hits[i] as MessageHit) }));
+    return searchMessages(this.agents.get(agentId)?.messages ?? [], query, options);
   }
 
   async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {
-    const { tags, anyTags, fromMs, toMs } = options;
-    const pool = (this.agents.get(agentId)?.passages ?? []).filter(
-      (passage) =>
-        (!tags || tags.every((tag) => passage.tags.includes(tag))) &&
-        (!anyTags || passage.tags.some((tag) => anyTags.includes(tag))) &&
-        (fromMs === undefined || passage.created_at_ms >= fromMs) &&
-        (toMs === undefined || passage.created_at_ms <= toMs),
-    );
-    const limit = Math.max(0, Math.floor(options.topK));
-    const texts = pool.map((passage) => passage.text);
-    return rankBm25(query, texts, limit).map((i) => copy(pool[i] as Passage));
+    return searchPassages(this.agents.get(agentId)?.passages ?? [], query, options);
   }
 
   async insertPassages(agentId: string, passages: readonly Passage[]): Promise<void> {

@@ -5,6 +5,8 @@ import { migrate } from "./migrations.js";
 
 /** How long a writer waits for another process's lock before the store reports busy. */
 const BUSY_TIMEOUT_MS = 5_000;
+/** How much of the database file reads may map instead of copying (pages only, not writes). */
+const MMAP_BYTES = 1 << 30;
 
 /**
  * SQLite's `synchronous` level for each durability. In WAL mode, FULL fsyncs the WAL at every
@@ -28,11 +30,16 @@ export function openConnection(path: string, durability: Durability): DatabaseSy
   const db = new DatabaseSync(path, {
     timeout: BUSY_TIMEOUT_MS,
     enableForeignKeyConstraints: true,
+    // For sqlite-vec only: `loadVectorFunctions` loads it and turns loading off again.
+    allowExtension: true,
   });
   try {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec(`PRAGMA synchronous = ${SYNCHRONOUS[durability]}`);
     db.exec("PRAGMA foreign_keys = ON");
+    // Vector search reads every vector of an agent (150 MB at 100k passages of 384 floats):
+    // through mmap rather than a read call per page, it runs several times faster.
+    db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
     // A pragma SQLite does not know is silently ignored; make sure this one took.
     assert(synchronousLevel(db) === SYNCHRONOUS[durability], "PRAGMA synchronous did not apply");
     migrate(db);

@@ -1,5 +1,9 @@
 import type { DatabaseSync } from "node:sqlite";
+import type { MessageHit, Passage } from "../../records/memory-records.js";
 import { tokenize } from "../bm25.js";
+import type { MessageSearch, PassageSearch } from "../turn-store.js";
+import { hitOf, passageOf } from "./rows.js";
+import type { Statements } from "./statements.js";
 
 /**
  * Full-text terms partitioned by agent. Each word of a row is indexed as one FTS5 term made of
@@ -45,4 +49,31 @@ export function registerOwnedTerms(db: DatabaseSync): void {
     if (typeof text !== "string") return "";
     return ownedTerms(Number(agentKey), text);
   });
+}
+
+/** Conversation search of one agent's messages, given `ownedMatch`'s expression. */
+export function searchMessages(
+  sql: Statements,
+  match: string | null,
+  options: MessageSearch,
+): MessageHit[] {
+  const limit = Math.floor(options.limit);
+  if (match === null || !(limit > 0)) return [];
+  const roles = options.roles === undefined ? null : JSON.stringify(options.roles);
+  const exclude = options.excludeRunId ?? null;
+  return sql.searchMessages.all(match, roles, limit, exclude).map(hitOf);
+}
+
+/** Archival search of one agent's passages, given `ownedMatch`'s expression. */
+export function searchPassages(
+  sql: Statements,
+  match: string | null,
+  options: PassageSearch,
+): Passage[] {
+  const limit = Math.floor(options.topK);
+  if (match === null || !(limit > 0)) return [];
+  const { tags, anyTags, fromMs, toMs } = options;
+  const json = (list?: readonly string[]) => (list === undefined ? null : JSON.stringify(list));
+  const filters = [json(anyTags), fromMs ?? null, toMs ?? null];
+  return sql.searchPassages.all(match, json(tags), limit, ...filters).map(passageOf);
 }

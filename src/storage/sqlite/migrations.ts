@@ -191,6 +191,26 @@ export const MIGRATIONS: readonly string[] = [
     FROM messages AS m JOIN agents AS a ON a.id = m.agent_id
     WHERE m.message_type = 'tool_call_message' AND m.search_text IS NOT NULL;
   `,
+  // 8: vectors of passages and messages for hybrid search (`vectors.ts`, decision 016), one
+  // per row, tagged with the embedding model that made it; little-endian float32 blobs, the
+  // format sqlite-vec's functions read. Deleting a row (or its agent, which cascades) deletes
+  // its vector.
+  `
+  CREATE TABLE passage_vectors (
+    row_seq INTEGER PRIMARY KEY REFERENCES passages (seq) ON DELETE CASCADE,
+    agent_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL
+  ) STRICT;
+  CREATE INDEX passage_vectors_by_agent ON passage_vectors (agent_id, model);
+  CREATE TABLE message_vectors (
+    row_seq INTEGER PRIMARY KEY REFERENCES messages (seq) ON DELETE CASCADE,
+    agent_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL
+  ) STRICT;
+  CREATE INDEX message_vectors_by_agent ON message_vectors (agent_id, model);
+  `,
 ];
 
 /**

@@ -19,14 +19,13 @@ import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
-import { ownedMatch, ownedTerms } from "./full-text.js";
+import { ownedMatch, ownedTerms, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
 import {
   bodies,
   body,
   changed,
-  hitOf,
   pageBounds,
   passageOf,
   seqFrom,
@@ -36,6 +35,7 @@ import {
   timerOf,
 } from "./rows.js";
 import { prepareStatements, type Statements } from "./statements.js";
+import { SqliteVectors } from "./vectors.js";
 import { reconcileWakeUps, writeWakeUps } from "./wake-ups.js";
 
 /**
@@ -69,6 +69,7 @@ export class SqliteStore implements Store {
     private readonly sql: Statements,
     private readonly durability: Durability,
     readonly mcpServers = new SqliteMcpServers(db),
+    readonly vectors = new SqliteVectors(db),
   ) {
     this.group = new GroupCommit({
       begin: () => sql.begin.run(),
@@ -240,22 +241,11 @@ export class SqliteStore implements Store {
     query: string,
     options: MessageSearch,
   ): Promise<MessageHit[]> {
-    const match = this.match(agentId, query);
-    const limit = Math.floor(options.limit);
-    if (match === null || !(limit > 0)) return [];
-    const roles = options.roles === undefined ? null : JSON.stringify(options.roles);
-    const exclude = options.excludeRunId ?? null;
-    return this.sql.searchMessages.all(match, roles, limit, exclude).map(hitOf);
+    return searchMessages(this.sql, this.match(agentId, query), options);
   }
 
   async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {
-    const match = this.match(agentId, query);
-    const limit = Math.floor(options.topK);
-    if (match === null || !(limit > 0)) return [];
-    const { tags, anyTags, fromMs, toMs } = options;
-    const json = (list?: readonly string[]) => (list === undefined ? null : JSON.stringify(list));
-    const filters = [json(anyTags), fromMs ?? null, toMs ?? null];
-    return this.sql.searchPassages.all(match, json(tags), limit, ...filters).map(passageOf);
+    return searchPassages(this.sql, this.match(agentId, query), options);
   }
 
   /** The MATCH expression for a search of one agent's rows; null if nothing can match. */

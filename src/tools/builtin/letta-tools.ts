@@ -73,7 +73,13 @@ export const archivalMemorySearchTool = defineTool({
   parameters: z.object({
     query: str("What to look for."),
     tags: strList("Only passages with these tags.").optional(),
+    tag_match_mode: z
+      .enum(["any", "all"])
+      .describe("With tags: passages with any of them, or with all of them (default).")
+      .optional(),
     top_k: int("How many passages to return.", 1).optional(),
+    start_datetime: str("Only passages created at or after this ISO 8601 time.").optional(),
+    end_datetime: str("Only passages created at or before this ISO 8601 time.").optional(),
   }),
   risk: "read",
   requires: "archival_memory",

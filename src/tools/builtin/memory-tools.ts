@@ -1,3 +1,4 @@
+import { instantMs } from "../../core/instant.js";
 import type { AgentMemory } from "../../memory/agent-memory.js";
 import { checkBlockValue } from "../../memory/core-block.js";
 import {
@@ -95,20 +96,30 @@ export const MEMORY_IMPLEMENTATIONS: ToolImplementation[] = [
       return success(`stored passage ${passage.id}`);
     },
   ),
-  implementTool(
-    archivalMemorySearchTool,
-    { idempotent: true },
-    async ({ query, tags, top_k }, ctx) => {
-      const found = await ctx.memory.searchPassages(query, {
-        ...(tags ? { tags } : {}),
-        topK: top_k ?? 5,
-      });
-      if (found.length === 0) return success("no passages match");
-      return success(
-        found.map((p) => `[${new Date(p.created_at_ms).toISOString()}] ${p.text}`).join("\n"),
-      );
-    },
-  ),
+  implementTool(archivalMemorySearchTool, { idempotent: true }, async (args, ctx) => {
+    const range: { fromMs?: number; toMs?: number } = {};
+    for (const [field, key] of [
+      ["start_datetime", "fromMs"],
+      ["end_datetime", "toMs"],
+    ] as const) {
+      const text = args[field];
+      if (text === undefined) continue;
+      const ms = instantMs(text);
+      if (Number.isNaN(ms)) return failure(`${field} '${text}' is not an ISO 8601 date or time`);
+      range[key] = ms;
+    }
+    const tags =
+      args.tags && (args.tag_match_mode === "any" ? { anyTags: args.tags } : { tags: args.tags });
+    const found = await ctx.memory.searchPassages(args.query, {
+      ...tags,
+      ...range,
+      topK: args.top_k ?? 5,
+    });
+    if (found.length === 0) return success("no passages match");
+    return success(
+      found.map((p) => `[${new Date(p.created_at_ms).toISOString()}] ${p.text}`).join("\n"),
+    );
+  }),
   implementTool(
     conversationSearchTool,
     { idempotent: true },
