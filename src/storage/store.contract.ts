@@ -15,6 +15,7 @@ import { memoryQueryCases } from "./contract/memory-query-cases.js";
 import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";
 import { stateCases } from "./contract/state-cases.js";
+import { stepCases } from "./contract/step-cases.js";
 import type { Store } from "./store.js";
 
 export type { StoreContractOptions } from "./contract/fixtures.js";
@@ -69,5 +70,6 @@ export function storeContract(
     chainRunCases(t, options);
     memoryQueryCases(t);
     mcpServerCases(t, options);
+    stepCases(t, options);
   });
 }
