@@ -58,3 +58,27 @@ export function providerOf(handle: string): string {
   const slash = handle.indexOf("/");
   return slash < 0 ? handle : handle.slice(0, slash);
 }
+
+/**
+ * A change to a stored step record, made by a later commit of its turn: tool calls that ended
+ * (by `tool_call_id`) and the turn's stop reason. Stores apply it to the stored record inside
+ * the commit's transaction, so the loop never reads a step back; a step with no record (one
+ * from before step records existed) is left without.
+ */
+export const StepUpdate = z.object({
+  id: z.string(),
+  tool_calls: z
+    .array(StepToolCall.pick({ tool_call_id: true, outcome: true, duration_ms: true }))
+    .default([]),
+  stop_reason: StopReason.nullable().default(null),
+});
+export type StepUpdate = z.infer<typeof StepUpdate>;
+
+/** `record` with `update` applied: calls it names get their outcome; a stop reason is set. */
+export function applyStepUpdate(record: StepRecord, update: StepUpdate): StepRecord {
+  const tool_calls = record.tool_calls.map((call) => {
+    const ended = update.tool_calls.find((done) => done.tool_call_id === call.tool_call_id);
+    return ended ? { ...call, outcome: ended.outcome, duration_ms: ended.duration_ms } : call;
+  });
+  return { ...record, tool_calls, stop_reason: update.stop_reason ?? record.stop_reason };
+}

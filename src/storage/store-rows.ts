@@ -5,7 +5,7 @@ import { AgentRecord, RunRecord } from "../records/agent-record.js";
 import { CoreBlock, Passage } from "../records/memory-records.js";
 import { AgentMessage } from "../records/messages.js";
 import { SessionState } from "../records/session-state.js";
-import { StepRecord } from "../records/step-record.js";
+import { StepRecord, StepUpdate } from "../records/step-record.js";
 import type { NewAgent, RunFilter } from "./store.js";
 import type { StepCommit } from "./turn-store.js";
 
@@ -123,6 +123,11 @@ export function validateStep(step: StepCommit): StepCommit {
     validated.run = run;
   }
   if (step.steps !== undefined) validated.steps = validateStepRecords(step.agentId, step.steps);
+  if (step.stepUpdates !== undefined) {
+    validated.stepUpdates = step.stepUpdates.map((update, i) =>
+      parseInput(StepUpdate, update, ["stepUpdates", i]),
+    );
+  }
   return validated;
 }
 

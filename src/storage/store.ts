@@ -148,6 +148,8 @@ export interface Store extends TurnStore {
    * an empty page. Deleting an agent deletes its steps.
    */
   listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]>;
+  /** A step record by id, whatever its agent; null if none. */
+  getStep(stepId: string): Promise<StepRecord | null>;
   /** The run an idempotency key (a message's `otid`) started, if any. */
   findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;
 

@@ -2,7 +2,7 @@ import type { RunRecord } from "../records/agent-record.js";
 import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
-import type { StepRecord } from "../records/step-record.js";
+import type { StepRecord, StepUpdate } from "../records/step-record.js";
 
 /** How a passage search filters: tags (all of / any of) and the creation time range. */
 export interface PassageSearch {
@@ -29,6 +29,11 @@ export interface StepCommit {
    * belongs to this commit's agent.
    */
   steps?: StepRecord[];
+  /**
+   * Changes to this agent's stored step records, applied after `steps` (see StepUpdate); one
+   * naming a step the agent has no record of changes nothing.
+   */
+  stepUpdates?: StepUpdate[];
 }
 
 /**
@@ -47,8 +52,6 @@ export interface TurnStore {
   ): Promise<MessageHit[]>;
   searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]>;
   getRun(runId: string): Promise<RunRecord | null>;
-  /** A step record by id, whatever its agent; null if none. */
-  getStep(stepId: string): Promise<StepRecord | null>;
-  /** Commits a step atomically: messages, memory changes, the session checkpoint, the run and step records. */
+  /** Commits a step atomically: messages, memory changes, the session checkpoint, the run and steps. */
   commit(step: StepCommit): Promise<void>;
 }

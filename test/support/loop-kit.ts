@@ -127,7 +127,6 @@ export function dyingStore(store: Store, dies: () => boolean, error = "crash"): 
   return {
     loadBlocks: (id) => store.loadBlocks(id),
     getRun: (id) => store.getRun(id),
-    getStep: (id) => store.getStep(id),
     recentMessages: (id, limit) => store.recentMessages(id, limit),
     searchMessages: (id, query, options) => store.searchMessages(id, query, options),
     searchPassages: (id, query, options) => store.searchPassages(id, query, options),

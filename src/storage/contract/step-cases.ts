@@ -118,6 +118,33 @@ export function stepCases(t: ContractContext, options: StoreContractOptions): vo
       expect(await list({ agentId: other })).toEqual([]);
     });
 
+    it("applies updates to stored steps in the commit, and ignores steps it has no record of", async () => {
+      const a = await t.createAgent();
+      const b = await t.createAgent();
+      await t.store.commit(step(a, { steps: [stepRecord("s-1", a)] }));
+      await t.store.commit(step(b, { steps: [stepRecord("s-b", b)] }));
+      const done = { tool_call_id: "call-1", outcome: "error" as const, duration_ms: 7 };
+      await t.store.commit(
+        step(a, {
+          messages: [userMessage("m-1", "after the tool")],
+          stepUpdates: [
+            { id: "s-1", tool_calls: [done], stop_reason: "end_turn" },
+            { id: "s-none", tool_calls: [done], stop_reason: null },
+            { id: "s-b", tool_calls: [done], stop_reason: "end_turn" },
+          ],
+        }),
+      );
+      const updated = await t.store.getStep("s-1");
+      expect(updated?.tool_calls).toEqual([{ ...done, name: "web_search" }]);
+      expect(updated?.stop_reason).toBe("end_turn");
+      expect(await t.store.getStep("s-none")).toBeNull();
+      expect(await t.store.getStep("s-b")).toEqual(stepRecord("s-b", b));
+      const bad = step(a, {
+        stepUpdates: [{ id: "s-1", tool_calls: [], stop_reason: "nope" as never }],
+      });
+      await expect(t.store.commit(bad)).rejects.toBeInstanceOf(ValidationError);
+    });
+
     it("deletes an agent's steps with the agent", async () => {
       const a = await t.createAgent();
       await t.store.commit(step(a, { steps: [stepRecord("s-1", a)] }));

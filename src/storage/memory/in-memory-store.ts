@@ -129,7 +129,7 @@ class InMemoryStore implements Store {
   }
 
   async commit(step: StepCommit): Promise<void> {
-    const { agentId, state, messages, memory, run, steps } = copy(validateStep(step));
+    const { agentId, state, messages, memory, run, steps, stepUpdates } = copy(validateStep(step));
     const rows = this.agent(agentId);
     for (const message of messages) {
       if (this.messageOrder.has(message.id)) {
@@ -149,6 +149,7 @@ class InMemoryStore implements Store {
     this.timers.setWakeUps(agentId, state);
     if (run) this.setRun(run, firstOfStep);
     this.steps.write(steps ?? []);
+    this.steps.update(agentId, stepUpdates ?? []);
   }
 
   async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {

@@ -1,5 +1,5 @@
 import { ConflictError } from "../../core/errors.js";
-import type { StepRecord } from "../../records/step-record.js";
+import { applyStepUpdate, type StepRecord, type StepUpdate } from "../../records/step-record.js";
 import type { PageQuery, StepFilter } from "../store.js";
 import { copy, pageOf } from "./rows.js";
 
@@ -20,6 +20,14 @@ export class InMemorySteps {
   /** Writes checked, copied records. */
   write(steps: readonly StepRecord[]): void {
     for (const step of steps) this.#steps.set(step.id, step);
+  }
+
+  /** Applies checked, copied updates to the agent's records. */
+  update(agentId: string, updates: readonly StepUpdate[]): void {
+    for (const update of updates) {
+      const stored = this.#steps.get(update.id);
+      if (stored?.agent_id === agentId) this.#steps.set(update.id, applyStepUpdate(stored, update));
+    }
   }
 
   get(id: string): StepRecord | null {

@@ -178,7 +178,7 @@ export class SqliteStore implements Store {
 
   /** Steps of concurrent agents share one transaction (group commit); each is atomic alone. */
   async commit(step: StepCommit): Promise<void> {
-    const { agentId, state, messages, memory, run, steps } = validateStep(step);
+    const { agentId, state, messages, memory, run, steps, stepUpdates } = validateStep(step);
     const stateJson = JSON.stringify(state);
     await this.group
       .run(() => {
@@ -197,6 +197,7 @@ export class SqliteStore implements Store {
         writeWakeUps(this.sql, agentId, state);
         if (run) writeRun(this.sql, run, firstOfRun);
         if (steps) this.steps.write(steps);
+        if (stepUpdates) this.steps.update(agentId, stepUpdates);
       })
       .catch((error: unknown) => {
         throw storageError(error, agentId);

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ConflictError } from "../../core/errors.js";
-import { StepRecord } from "../../records/step-record.js";
+import { applyStepUpdate, StepRecord, type StepUpdate } from "../../records/step-record.js";
 import type { PageQuery, StepFilter } from "../store.js";
 import { bodies, body, pageBounds, seqFrom } from "./rows.js";
 
@@ -57,6 +57,14 @@ export class SqliteSteps {
         json,
       );
       if (Number(changes) === 0) throw new ConflictError(`step '${step.id}' is another agent's`);
+    }
+  }
+
+  /** Applies checked updates to the agent's stored records; call inside a transaction. */
+  update(agentId: string, updates: readonly StepUpdate[]): void {
+    for (const update of updates) {
+      const stored = this.get(update.id);
+      if (stored?.agent_id === agentId) this.write([applyStepUpdate(stored, update)]);
     }
   }
 
