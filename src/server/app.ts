@@ -12,6 +12,7 @@ import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
 import type { RunService } from "../service/run-service.js";
 import type { SessionService } from "../service/session-service.js";
+import type { StepService } from "../service/step-service.js";
 import type { ToolService } from "../service/tool-service.js";
 import { type AppEnv, authenticate } from "./auth.js";
 import { refuseDeepBodies } from "./body-depth.js";
@@ -26,6 +27,7 @@ import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
 import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { stepRoutes } from "./routes/steps.js";
 import { toolRoutes } from "./routes/tools.js";
 
 /** The operations behind the agent routes; without them the app serves health and types. */
@@ -42,6 +44,8 @@ export interface Services {
   chains?: ChainService;
   /** MCP servers as tool sources (Letta's `/v1/mcp-servers`). */
   mcpServers?: McpServerService;
+  /** Step records: `/v1/steps`, a run's steps and usage; and `messages/async`. */
+  steps?: StepService;
 }
 
 export interface AppOptions {
@@ -124,6 +128,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (options.services.runs) runRoutes(app, options.services.runs);
     if (options.services.chains) chainRoutes(app, options.services.chains);
     if (options.services.mcpServers) mcpServerRoutes(app, options.services.mcpServers);
+    if (options.services.steps) stepRoutes(app, options.services.steps, options.services.messages);
   }
 
   app.doc31("/openapi.json", {

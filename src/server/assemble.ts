@@ -20,6 +20,7 @@ import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
 import { RunService } from "../service/run-service.js";
 import { SessionService } from "../service/session-service.js";
+import { StepService } from "../service/step-service.js";
 import { ToolService } from "../service/tool-service.js";
 import { DEFAULT_DURABILITY, type Durability } from "../storage/durability.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
@@ -199,6 +200,7 @@ async function wire(
       runs: new RunService(ctx),
       chains: new ChainService(ctx, chains),
       mcpServers: new McpServerService(ctx, hub, apiStdio),
+      steps: new StepService(ctx),
     },
     engine,
     store,
