@@ -60,6 +60,8 @@ export interface AppOptions {
   onUnexpectedError?: (error: unknown) => void;
   /** The largest request body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** Served at `GET /metrics` as the config's `observability.metrics` says; none without. */
+  metrics?: { scrape(): Promise<string>; readonly contentType: string };
 }
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -106,7 +108,17 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
       await c.req.raw.arrayBuffer().catch(() => undefined);
   });
   app.use(refuseDotSegments);
+  const metricsAccess = options.config.observability.metrics;
+  const metrics = options.metrics;
+  const serveMetrics = () =>
+    metrics &&
+    app.get("/metrics", async (c) =>
+      c.body(await metrics.scrape(), 200, { "content-type": metrics.contentType }),
+    );
+  // Registered before auth, an open /metrics answers without a token.
+  if (metricsAccess === "open") serveMetrics();
   app.use(authenticate(options.tokens ?? null));
+  if (metricsAccess === "token") serveMetrics();
   const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
     bodyLimit({

@@ -11,6 +11,9 @@ import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { checkProviderReady } from "../llm/provider-settings.js";
 import { providerLimiters } from "../llm/rate-limit.js";
+import { HoldfastMetrics } from "../observability/metrics.js";
+import { allObservers } from "../observability/observers.js";
+import { startTracing } from "../observability/tracing.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentService } from "../service/agent-service.js";
@@ -60,6 +63,8 @@ export interface AssembleOptions {
    * `tools.mcp.api_stdio: allow`, stdio MCP servers cannot be added through the API.
    */
   bearerTokens?: boolean;
+  /** Trace export settings (`OTEL_EXPORTER_OTLP_ENDPOINT`); `env` is read when absent. */
+  otelEnv?: NodeJS.ProcessEnv;
 }
 
 export interface Assembled {
@@ -78,6 +83,8 @@ export interface Assembled {
   store: Store;
   /** What the SQLite store runs with, read back from SQLite; null for the memory store. */
   durability: DurabilityInForce | null;
+  /** This server's Prometheus metrics (`GET /metrics`). */
+  metrics: HoldfastMetrics;
   /** Drains the runtime, closes the store and gives up the data directory. */
   close(): Promise<void>;
 }
@@ -153,7 +160,11 @@ async function wire(
     }
     return checkProviderReady(handle, config.providers, env);
   };
+  const metrics = new HoldfastMetrics();
+  const tracing = await startTracing(options.otelEnv ?? env);
+  const observer = allObservers(tracing ? [metrics, tracing.observer] : [metrics]);
   const engine = new EmbeddedEngine({
+    ...(observer && { observer }),
     store,
     config,
     ids: randomIds,
@@ -179,6 +190,10 @@ async function wire(
     modelFor,
     checkModel,
   };
+  metrics.watch({
+    activeAgents: () => engine.activeCount,
+    mailboxDepth: () => engine.mailboxDepth,
+  });
   const failedToResume = await engine.start();
   const chains = new ChainRunner(
     { store, engine, config, ids: randomIds, clock: systemClock },
@@ -205,9 +220,11 @@ async function wire(
     engine,
     store,
     durability,
+    metrics,
     close: async () => {
       chains.shutdown();
       await engine.shutdown();
+      await tracing?.shutdown();
       await hub.closeAll();
       await store.close();
       lock?.release();
