@@ -202,7 +202,9 @@ describe("deterministic simulation", () => {
   // while its sub-agents ran, with spawns refused at the depth limit.
   it.each([
     [1, "mixed"],
-    [49, "mixed"],
+    // Was 49: since steps write step records (issue #14), that seed no longer crashes mid-spawn;
+    // 3 does everything.
+    [3, "mixed"],
     [69, "mixed"],
     [1, "heavy"],
     [40, "heavy"],

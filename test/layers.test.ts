@@ -7,6 +7,7 @@ const LAYERS = [
   "cli",
   "sim",
   "server",
+  "observability",
   "service",
   "chains",
   "runtime",

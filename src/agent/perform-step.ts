@@ -1,5 +1,5 @@
 import { AssertionError, assert } from "../core/errors.js";
-import type { ModelDelta, ModelResponse, ReasoningRequest } from "../llm/model.js";
+import type { ModelResponse, ReasoningRequest } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
 import { withStructuredOutput } from "../llm/structured-output.js";
 import type { SessionState } from "../records/session-state.js";
@@ -15,8 +15,11 @@ import type { Step } from "./decide.js";
 import { checkCall, executeTool } from "./execute-tool.js";
 import { afterReset } from "./history-window.js";
 import { type MessageStamp, stepMessageId } from "./message-factory.js";
+import type { ModelCallSeen } from "./observer.js";
 import { buildRequest } from "./prompt.js";
 import type { TurnContext } from "./run-turn.js";
+import { newStepRecord, type Performed } from "./step-log.js";
+import { streamDeltas } from "./stream-deltas.js";
 import { allowedByRules, mustCallTool } from "./tool-rules.js";
 import { applyVerifierStarted, applyVerifierUnavailable, verifierTask } from "./verify.js";
 
@@ -28,7 +31,7 @@ export async function performStep(
   ctx: TurnContext,
   state: SessionState,
   step: Exclude<Step, { kind: "finish" } | { kind: "await_children" }>,
-): Promise<Applied> {
+): Promise<Performed> {
   const { config } = ctx.agent;
   const stamp: MessageStamp = {
     runId: state.run_id,
@@ -58,6 +61,7 @@ export async function performStep(
     case "run_tool": {
       const call = state.pending[step.index];
       if (!call) throw new Error(`no tool call ${step.index}`);
+      const startedAtMs = ctx.deps.clock.now();
       const { result, executed } = await executeTool(
         call,
         state,
@@ -73,7 +77,21 @@ export async function performStep(
           runId: state.run_id,
         },
       );
-      return applyToolResult(state, step.index, result, stamp, config, executed);
+      const applied = applyToolResult(state, step.index, result, stamp, config, executed);
+      if (!executed) return applied;
+      const endedAtMs = ctx.deps.clock.now();
+      const toolCallId = call.tool_call.tool_call_id;
+      ctx.deps.observer?.toolCalled({
+        agentId: ctx.agent.id,
+        runId: state.run_id,
+        stepId: state.step_id,
+        tool: call.tool_call.name,
+        toolCallId,
+        startedAtMs,
+        endedAtMs,
+        outcome: result.status,
+      });
+      return { ...applied, toolRun: { toolCallId, durationMs: endedAtMs - startedAtMs } };
     }
   }
 }
@@ -161,7 +179,11 @@ function toolsForCall(ctx: TurnContext, state: SessionState, final: boolean): To
   return [...own, ...state.client_tools.map(clientToolDeclaration)];
 }
 
-async function callModel(ctx: TurnContext, state: SessionState, final: boolean): Promise<Applied> {
+async function callModel(
+  ctx: TurnContext,
+  state: SessionState,
+  final: boolean,
+): Promise<Performed> {
   const { deps, agent } = ctx;
   const stepId = deps.ids.next("step");
   let withStep: SessionState = { ...state, step_id: stepId };
@@ -198,20 +220,27 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
       "context_window_overflow_in_system_prompt",
       stamp,
     );
+  const request = {
+    ...built.request,
+    caller: agent.id,
+    ...(deps.signal && { signal: deps.signal }),
+    ...(caps.reasoning && { reasoning: reasoningRequest(caps.reasoning) }),
+    ...(caps.structured_output && { output: caps.structured_output }),
+  };
+  const startedAtMs = deps.clock.now();
   let response: ModelResponse;
   try {
-    const request = {
-      ...built.request,
-      caller: agent.id,
-      ...(deps.signal && { signal: deps.signal }),
-      ...(caps.reasoning && { reasoning: reasoningRequest(caps.reasoning) }),
-      ...(caps.structured_output && { output: caps.structured_output }),
-    };
     // A reply wanted as JSON is validated (and repaired once) whatever the provider does.
-    const model = request.output ? withStructuredOutput(deps.model) : deps.model;
-    response = await model.generate(request, streamDeltas(ctx, stepId));
+    const caller = request.output ? withStructuredOutput(deps.model) : deps.model;
+    response = await caller.generate(request, streamDeltas(ctx, stepId));
   } catch (error) {
-    return modelFailed(ctx, withStep, error, stamp);
+    const failed = modelFailed(ctx, withStep, error, stamp);
+    const why = failed.state.stop_reason === "cancelled" ? "cancelled" : errorKind(error);
+    const seen = modelCallSeen(ctx, withStep, startedAtMs, null, {
+      kind: why,
+      message: error instanceof Error ? error.message : String(error),
+    });
+    return { ...failed, step: newStepRecord(seen, []) };
   }
   const model = response.model ?? deps.model.handle;
   for (const { handle, kind, message } of response.fallbacks ?? []) {
@@ -228,8 +257,10 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
     deps.onEvent?.({ type: "model_queued", step_id: stepId, model, wait_ms: response.queueWaitMs });
   }
   response = { ...response, model };
+  const seen = modelCallSeen(ctx, withStep, startedAtMs, response, null);
   const offered = tools.map((tool) => tool.name);
-  return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
+  const applied = applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
+  return { ...applied, step: newStepRecord(seen, final ? [] : response.toolCalls) };
 }
 
 function eventsAndSignal(deps: TurnContext["deps"]) {
@@ -238,6 +269,37 @@ function eventsAndSignal(deps: TurnContext["deps"]) {
     ...(deps.signal && { signal: deps.signal }),
   };
 }
+
+/** A model call as the observer and the step record see it; reports it to the observer. */
+function modelCallSeen(
+  ctx: TurnContext,
+  state: SessionState,
+  startedAtMs: number,
+  response: ModelResponse | null,
+  error: ModelCallSeen["error"],
+): ModelCallSeen {
+  const usage = response?.usage;
+  const seen: ModelCallSeen = {
+    agentId: ctx.agent.id,
+    runId: state.run_id,
+    stepId: state.step_id ?? "",
+    model: response?.model ?? ctx.deps.model.handle,
+    fallbacks: (response?.fallbacks ?? []).map((fallback) => fallback.handle),
+    startedAtMs,
+    endedAtMs: ctx.deps.clock.now(),
+    queueWaitMs: response?.queueWaitMs ?? 0,
+    inputTokens: usage?.inputTokens ?? 0,
+    outputTokens: usage?.outputTokens ?? 0,
+    cachedInputTokens: usage?.cachedInputTokens ?? 0,
+    cacheWriteInputTokens: usage?.cacheWriteInputTokens ?? 0,
+    finishReason: response?.finishReason ?? null,
+    error,
+  };
+  ctx.deps.observer?.modelCalled(seen);
+  return seen;
+}
+
+const errorKind = (error: unknown) => (error instanceof ModelError ? error.kind : "error");
 
 /**
  * The newest messages, from the activation's window when it has one, else from the store. For
@@ -250,39 +312,6 @@ async function recentHistory(ctx: TurnContext, prompt = false) {
   const held = window && (prompt ? window.promptWindow(limit) : window.recent(limit));
   const recent = held ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit));
   return afterReset(recent, ctx.agent.contextAfter);
-}
-
-function streamDeltas(ctx: TurnContext, stepId: string): ((delta: ModelDelta) => void) | undefined {
-  const emit = ctx.deps.onEvent;
-  if (!emit || ctx.deps.streaming?.() === false) return undefined;
-  const replyVia = ctx.agent.config.capabilities.reply_via;
-  return (delta) => {
-    if (delta.type === "tool_call") {
-      emit({
-        type: "delta",
-        id: stepMessageId(stepId, `c${delta.index}`),
-        message_type: "tool_call_message",
-        text: delta.argumentsDelta,
-        ...(delta.name ? { name: delta.name } : {}),
-      });
-    } else if (delta.type === "reasoning" || replyVia === "send_message") {
-      // A memgpt agent's text is its inner voice; its reply comes through send_message.
-      const slot = delta.type === "reasoning" ? "r" : "t";
-      emit({
-        type: "delta",
-        id: stepMessageId(stepId, slot),
-        message_type: "reasoning_message",
-        text: delta.text,
-      });
-    } else {
-      emit({
-        type: "delta",
-        id: stepMessageId(stepId, "a"),
-        message_type: "assistant_message",
-        text: delta.text,
-      });
-    }
-  };
 }
 
 function modelFailed(

@@ -13,7 +13,7 @@ import {
   type ToolResult,
   type Workspace,
 } from "../tools/tool.js";
-import { type Applied, closePending } from "./apply.js";
+import { closePending } from "./apply.js";
 import { applyApprovalDecisions, expireApprovals } from "./approvals.js";
 import { applyChildResults, type ChildSpawner } from "./children.js";
 import { nextStep } from "./decide.js";
@@ -22,10 +22,12 @@ import { checkCall } from "./execute-tool.js";
 import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
+import type { LoopObserver } from "./observer.js";
 import { performStep } from "./perform-step.js";
 import { recallFor } from "./recall.js";
 import { endRun, newRun } from "./run-record.js";
 import { sessionForTurn } from "./session-end.js";
+import { type Performed, stepChanges } from "./step-log.js";
 
 /** The agent as one turn needs it. */
 export interface TurnAgent {
@@ -59,6 +61,8 @@ export interface LoopDeps {
   readonly maxOutputTokens?: number;
   /** Starts sub-agents; without it, spawn calls are refused. */
   readonly children?: ChildSpawner;
+  /** Told of model calls, tool calls, commits and turns (metrics, traces); none by default. */
+  readonly observer?: LoopObserver;
 }
 
 export interface TurnResult {
@@ -223,7 +227,33 @@ async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> 
   };
 }
 
+/** Runs the turn's steps until it stops, telling the observer when it starts and stops here. */
 async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<TurnResult> {
+  const { observer, clock } = ctx.deps;
+  if (!observer) return runSteps(ctx, initial);
+  const agentId = ctx.agent.id;
+  observer.turnStarted({ agentId, runId: initial.run_id, atMs: clock.now() });
+  try {
+    const done = await runSteps(ctx, initial);
+    const asleep = done.state.phase === "awaiting_children";
+    const outcome = asleep ? ("awaiting_children" as const) : done.stopReason;
+    const { usage } = done.state;
+    observer.turnEnded({ agentId, runId: done.state.run_id, atMs: clock.now(), outcome, usage });
+    return done;
+  } catch (error) {
+    const { usage } = initial;
+    observer.turnEnded({
+      agentId,
+      runId: initial.run_id,
+      atMs: clock.now(),
+      outcome: "failed",
+      usage,
+    });
+    throw error;
+  }
+}
+
+async function runSteps(ctx: TurnContext, initial: SessionState): Promise<TurnResult> {
   let state = initial;
   for (;;) {
     if (ctx.deps.signal?.aborted) {
@@ -272,19 +302,33 @@ async function markStartedIfUnsafe(
   return commit(ctx, { state: { ...state, pending }, messages: [] });
 }
 
-/** Commits a step with the memory it changed (and the run, if it changed), then reports it. */
-async function commit(ctx: TurnContext, applied: Applied, run?: RunRecord): Promise<SessionState> {
+/**
+ * Commits a step with the memory it changed, the run (if it changed) and the step records it
+ * changed, then reports it. `stopReason` marks the commit that ends the turn.
+ */
+async function commit(
+  ctx: TurnContext,
+  applied: Performed,
+  run?: RunRecord,
+  stopReason?: StopReason,
+): Promise<SessionState> {
   // Each message gets its place in the run, so a client can re-attach after the last it saw.
   const seq = applied.state.run_seq;
   const messages = applied.messages.map((message, i) => ({ ...message, seq_id: seq + i + 1 }));
   const state = { ...applied.state, run_seq: seq + messages.length };
+  const { steps, stepUpdates } = stepChanges(applied, messages, stopReason);
+  const { clock, observer } = ctx.deps;
+  const startedAtMs = observer ? clock.now() : 0;
   await ctx.deps.store.commit({
     agentId: ctx.agent.id,
     state,
     messages,
     memory: ctx.memory.drain(),
     ...(run ? { run } : {}),
+    ...(steps.length > 0 ? { steps } : {}),
+    ...(stepUpdates.length > 0 ? { stepUpdates } : {}),
   });
+  observer?.committed({ agentId: ctx.agent.id, durationMs: clock.now() - startedAtMs });
   ctx.deps.history?.append(messages);
   for (const message of messages) {
     ctx.produced.push(message);
@@ -295,7 +339,7 @@ async function commit(ctx: TurnContext, applied: Applied, run?: RunRecord): Prom
 
 async function finish(
   ctx: TurnContext,
-  last: Applied,
+  last: Performed,
   stopReason: StopReason,
 ): Promise<TurnResult> {
   const { state } = last;
@@ -310,10 +354,11 @@ async function finish(
   const ended = await commit(
     ctx,
     {
+      ...last,
       state: { ...state, phase, stop_reason: stopReason, last_active_ms: ctx.deps.clock.now() },
-      messages: last.messages,
     },
     run ? endRun(run, stopReason, ctx.deps.clock.now(), state) : undefined,
+    stopReason,
   );
   ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });
   ctx.deps.onEvent?.({ type: "usage", usage: ended.usage });

@@ -82,6 +82,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     });
   }
   const app = createApp({
+    metrics: engine.metrics,
     config,
     version: VERSION,
     services: engine.services,

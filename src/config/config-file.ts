@@ -23,6 +23,7 @@ import { explainRemovedField } from "../types/removed-fields.js";
 import { type DraftSource, resolveAgentTypes } from "../types/resolve.js";
 import type { ChainDefinition } from "./chain-definition.js";
 import { resolveChains } from "./chains.js";
+import { DEFAULT_OBSERVABILITY, ObservabilitySection } from "./observability-section.js";
 import { SandboxSection } from "./sandbox-section.js";
 import { DEFAULT_TOOLS_SECTION, ToolsSection, withWebSection } from "./web-section.js";
 
@@ -57,6 +58,7 @@ const ConfigSections = z.strictObject({
   mcp_servers: z.unknown().optional(),
   types: z.record(z.string(), z.unknown()).optional(),
   chains: z.record(z.string(), z.unknown()).optional(),
+  observability: z.unknown().optional(),
 });
 
 /** A checked configuration: the server section, the catalogue with packs, and every type. */
@@ -77,6 +79,8 @@ export interface HoldfastConfig {
   readonly registry: AgentTypeRegistry;
   /** Chains of agents, by name, in the order the file lists them. */
   readonly chains: ReadonlyMap<string, ChainDefinition>;
+  /** Who may read `/metrics`, and model prices for run costs. */
+  readonly observability: ObservabilitySection;
 }
 
 export type ConfigResult =
@@ -114,6 +118,9 @@ export function checkConfig(document: unknown): ConfigResult {
   const defaults = section(TypeDefaults, top.data.defaults ?? {}, "defaults") ?? {};
   const packs =
     section(z.record(PackName, z.array(ToolName)), top.data.tool_packs ?? {}, "tool_packs") ?? {};
+  const observability =
+    section(ObservabilitySection, top.data.observability ?? {}, "observability") ??
+    DEFAULT_OBSERVABILITY;
   const mcpServers = section(McpServersSection, top.data.mcp_servers ?? {}, "mcp_servers") ?? {};
   const mcpPacks = Object.fromEntries(
     Object.keys(mcpServers).map((name) => [mcpPackName(name), []]),
@@ -156,7 +163,17 @@ export function checkConfig(document: unknown): ConfigResult {
   const byName = new Map(chains.chains.map((chain) => [chain.name, chain]));
   return {
     ok: true,
-    config: { server, providers, sandbox, tools, catalogue, mcpServers, registry, chains: byName },
+    config: {
+      server,
+      providers,
+      sandbox,
+      tools,
+      catalogue,
+      mcpServers,
+      registry,
+      chains: byName,
+      observability,
+    },
   };
 }
 

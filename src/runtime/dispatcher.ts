@@ -40,6 +40,13 @@ export class Dispatcher<A> {
   constructor(private readonly options: DispatcherOptions<A>) {}
 
   /** How many agents are activated now. */
+  /** Operations waiting in mailboxes (not those running). */
+  get mailboxDepth(): number {
+    let depth = 0;
+    for (const slot of this.#slots.values()) depth += slot.mailbox.length;
+    return depth;
+  }
+
   get activeCount(): number {
     return this.#live;
   }

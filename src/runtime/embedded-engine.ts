@@ -92,6 +92,10 @@ export class EmbeddedEngine implements Engine {
     return this.#dispatcher.activeCount;
   }
 
+  get mailboxDepth(): number {
+    return this.#dispatcher.mailboxDepth;
+  }
+
   async start(): Promise<ResumeFailure[]> {
     // A database from before timers were committed with checkpoints may lack some.
     await this.options.store.reconcileWakeUps();

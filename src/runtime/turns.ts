@@ -1,3 +1,4 @@
+import type { LoopObserver } from "../agent/observer.js";
 import { type LoopDeps, resumeSession, type TurnResult } from "../agent/run-turn.js";
 import type { Clock } from "../core/clock.js";
 import { newSessionState } from "../records/session-state.js";
@@ -14,6 +15,8 @@ export interface EngineOptions extends ActivationSources {
   readonly clock: Clock;
   /** Told of every activation and deactivation: for tests that check single activation. */
   readonly observe?: { activated(agentId: string): void; deactivated(agentId: string): void };
+  /** Told of every turn's model calls, tool calls and commits (metrics, traces). */
+  readonly observer?: LoopObserver;
   readonly maxActivations?: number;
   readonly mailboxCapacity?: number;
   readonly idleMs?: number;
@@ -54,6 +57,7 @@ export class Turns {
       workspace: activation.workspace,
       history: activation.history,
       signal: controller.signal,
+      ...(this.options.observer && { observer: this.options.observer }),
       ...this.hooks.extras(activation),
     };
     activation.controller = controller;

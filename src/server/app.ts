@@ -14,6 +14,7 @@ import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
 import type { RunService } from "../service/run-service.js";
 import type { SessionService } from "../service/session-service.js";
+import type { StepService } from "../service/step-service.js";
 import type { ToolService } from "../service/tool-service.js";
 import { type AppEnv, authenticate } from "./auth.js";
 import { refuseDeepBodies } from "./body-depth.js";
@@ -32,6 +33,7 @@ import { refusedRoutes } from "./routes/refusals.js";
 import { modelRoutes } from "./routes/models.js";
 import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { stepRoutes } from "./routes/steps.js";
 import { toolRoutes } from "./routes/tools.js";
 
 /** The operations behind the agent routes; without them the app serves health and types. */
@@ -52,6 +54,8 @@ export interface Services {
   maintenance?: AgentMaintenanceService;
   /** Tags, models and tool search across the server. */
   catalog?: CatalogService;
+  /** Step records: `/v1/steps`, a run's steps and usage; and `messages/async`. */
+  steps?: StepService;
 }
 
 export interface AppOptions {
@@ -66,6 +70,8 @@ export interface AppOptions {
   onUnexpectedError?: (error: unknown) => void;
   /** The largest request body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** Served at `GET /metrics` as the config's `observability.metrics` says; none without. */
+  metrics?: { scrape(): Promise<string>; readonly contentType: string };
 }
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -112,7 +118,17 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
       await c.req.raw.arrayBuffer().catch(() => undefined);
   });
   app.use(refuseDotSegments);
+  const metricsAccess = options.config.observability.metrics;
+  const metrics = options.metrics;
+  const serveMetrics = () =>
+    metrics &&
+    app.get("/metrics", async (c) =>
+      c.body(await metrics.scrape(), 200, { "content-type": metrics.contentType }),
+    );
+  // Registered before auth, an open /metrics answers without a token.
+  if (metricsAccess === "open") serveMetrics();
   app.use(authenticate(options.tokens ?? null));
+  if (metricsAccess === "token") serveMetrics();
   const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
     bodyLimit({
@@ -140,6 +156,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (options.services.runs) runRoutes(app, options.services.runs);
     if (options.services.chains) chainRoutes(app, options.services.chains);
     if (options.services.mcpServers) mcpServerRoutes(app, options.services.mcpServers);
+    if (options.services.steps) stepRoutes(app, options.services.steps, options.services.messages);
   }
 
   app.doc31("/openapi.json", {

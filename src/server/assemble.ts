@@ -12,6 +12,9 @@ import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { checkProviderReady } from "../llm/provider-settings.js";
 import { providerLimiters } from "../llm/rate-limit.js";
+import { HoldfastMetrics } from "../observability/metrics.js";
+import { allObservers } from "../observability/observers.js";
+import { startTracing } from "../observability/tracing.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import { type Embeddings, wireEmbeddings } from "../runtime/embeddings.js";
 import type { ServiceContext } from "../service/agent-access.js";
@@ -24,6 +27,7 @@ import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
 import { RunService } from "../service/run-service.js";
 import { SessionService } from "../service/session-service.js";
+import { StepService } from "../service/step-service.js";
 import { ToolService } from "../service/tool-service.js";
 import { DEFAULT_DURABILITY, type Durability } from "../storage/durability.js";
 import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
@@ -77,6 +81,8 @@ export interface AssembleOptions {
   embeddingRetry?: { baseMs: number; maxMs: number };
   /** Told when embedding an agent's memory fails (it is retried or waits for the next write). */
   onEmbeddingEvent?: (message: string) => void;
+  /** Trace export settings (`OTEL_EXPORTER_OTLP_ENDPOINT`); `env` is read when absent. */
+  otelEnv?: NodeJS.ProcessEnv;
 }
 
 export interface Assembled {
@@ -100,6 +106,8 @@ export interface Assembled {
   durability: DurabilityInForce | null;
   /** The PostgreSQL store's settings, when it is the store. */
   postgres: PostgresInUse | null;
+  /** This server's Prometheus metrics (`GET /metrics`). */
+  metrics: HoldfastMetrics;
   /** Drains the runtime, closes the store and gives up the data directory. */
   close(): Promise<void>;
 }
@@ -217,7 +225,11 @@ async function wire(
     }
     return checkProviderReady(handle, config.providers, env);
   };
+  const metrics = new HoldfastMetrics();
+  const tracing = await startTracing(options.otelEnv ?? env);
+  const observer = allObservers(tracing ? [metrics, tracing.observer] : [metrics]);
   const engine = new EmbeddedEngine({
+    ...(observer && { observer }),
     store,
     config,
     ids: randomIds,
@@ -245,6 +257,10 @@ async function wire(
     checkEmbedding: (handle: string) => checkEmbeddingReady(handle, config.providers, env),
     embeddings,
   };
+  metrics.watch({
+    activeAgents: () => engine.activeCount,
+    mailboxDepth: () => engine.mailboxDepth,
+  });
   const failedToResume = await engine.start();
   await embeddings.queue.start();
   const chains = new ChainRunner(
@@ -269,16 +285,19 @@ async function wire(
       runs: new RunService(ctx),
       chains: new ChainService(ctx, chains),
       mcpServers: new McpServerService(ctx, hub, apiStdio),
+      steps: new StepService(ctx),
     },
     engine,
     store,
     embeddings,
     durability,
     postgres,
+    metrics,
     close: async () => {
       chains.shutdown();
       await engine.shutdown();
       await embeddings.queue.stop();
+      await tracing?.shutdown();
       await hub.closeAll();
       await store.close();
       await lock?.release();

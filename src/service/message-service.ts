@@ -7,7 +7,7 @@ import type { RunOutcome, SendOptions } from "../runtime/engine.js";
 import { refuseWhileApprovalPending } from "../runtime/outcomes.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 import { checkRequest } from "./client-tool-check.js";
-import { type LettaMessageView, lettaMessages } from "./letta-views.js";
+import { type LettaMessageView, lettaMessages, type RunView, runView } from "./letta-views.js";
 import { ModelRunError } from "./model-failure.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
 
@@ -146,6 +146,39 @@ export class MessageService {
     } finally {
       unsubscribe();
     }
+  }
+
+  /**
+   * Letta's `messages/async`: starts the run in the background and answers with it. It answers
+   * once the run is stored (its first message committed), so the run routes find it at once;
+   * an agent busy with another run queues this one, and the answer waits for it to start.
+   */
+  async sendAsync(projectId: string, agentId: string, body: SendMessagesRequest): Promise<RunView> {
+    await this.precheck(projectId, agentId, body);
+    const agent = await requireAgent(this.ctx, projectId, agentId);
+    const input = inputOf(body);
+    const clientTools = await checkRequest(this.ctx, agent, body, input);
+    const runId =
+      input.kind === "message"
+        ? this.ctx.ids.next("run")
+        : (await this.ctx.engine.session(agentId)).run_id;
+    let started: () => void = () => {};
+    const stored = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
+      if (event.runId === runId) started();
+    });
+    const options = { ...clientTools, ...(runId ? { runId } : {}) };
+    const running = this.#run(agentId, body, input, options);
+    // The run goes on without the caller; its outcome is in the run record.
+    running.catch(() => {}).finally(started);
+    await stored;
+    unsubscribe();
+    const run = runId ? await this.ctx.store.getRun(runId) : null;
+    if (!run) await running;
+    if (!run) throw new ValidationError("the message started no run", []);
+    return { ...runView(run), background: true };
   }
 
   #run(agentId: string, body: SendMessagesRequest, input: Input, options: SendOptions) {

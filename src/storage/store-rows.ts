@@ -5,6 +5,7 @@ import { AgentRecord, RunRecord } from "../records/agent-record.js";
 import { CoreBlock, Passage } from "../records/memory-records.js";
 import { AgentMessage } from "../records/messages.js";
 import { SessionState } from "../records/session-state.js";
+import { StepRecord, StepUpdate } from "../records/step-record.js";
 import type { NewAgent, RunFilter } from "./store.js";
 import type { StepCommit } from "./turn-store.js";
 
@@ -129,7 +130,31 @@ export function validateStep(step: StepCommit): StepCommit {
     }
     validated.run = run;
   }
+  if (step.steps !== undefined) validated.steps = validateStepRecords(step.agentId, step.steps);
+  if (step.stepUpdates !== undefined) {
+    validated.stepUpdates = step.stepUpdates.map((update, i) =>
+      parseInput(StepUpdate, update, ["stepUpdates", i]),
+    );
+  }
   return validated;
+}
+
+/** A commit's step records: each valid, each the committing agent's, ids distinct. */
+function validateStepRecords(agentId: string, steps: readonly StepRecord[]): StepRecord[] {
+  const parsed = steps.map((record, i) => parseInput(StepRecord, record, ["steps", i]));
+  parsed.forEach((record, i) => {
+    if (record.agent_id !== agentId) {
+      throw new ValidationError("the step belongs to another agent", [
+        { path: `steps.${i}.agent_id`, message: `expected '${agentId}', got '${record.agent_id}'` },
+      ]);
+    }
+  });
+  rejectDuplicates(
+    parsed.map((record) => record.id),
+    "step id",
+    "steps",
+  );
+  return parsed;
 }
 
 /** The statuses a run filter keeps, or null for all: `active` and `statuses` both apply. */

@@ -16,6 +16,7 @@ import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";
 import { stateCases } from "./contract/state-cases.js";
 import { vectorCases } from "./contract/vector-cases.js";
+import { stepCases } from "./contract/step-cases.js";
 import type { Store } from "./store.js";
 
 export type { StoreContractOptions } from "./contract/fixtures.js";
@@ -71,5 +72,6 @@ export function storeContract(
     memoryQueryCases(t);
     mcpServerCases(t, options);
     vectorCases(t, options);
+    stepCases(t, options);
   });
 }

@@ -4,6 +4,7 @@ import type { McpServerRecord } from "../records/mcp-server.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
+import type { StepRecord } from "../records/step-record.js";
 import type { TurnStore } from "./turn-store.js";
 import type { VectorStore } from "./vector-store.js";
 
@@ -30,6 +31,21 @@ export interface RunFilter {
   /** Only runs still running (true) or only ended ones (false). */
   active?: boolean;
   statuses?: readonly string[];
+}
+
+/**
+ * Which steps to list: a project's, optionally one agent's or one run's; `model` and the time
+ * range filter the page, not the cursors (as `statuses` does for runs).
+ */
+export interface StepFilter {
+  projectId: string;
+  agentId?: string;
+  runId?: string;
+  /** The handle (`openai/gpt-4.1-mini`) or its model name (`gpt-4.1-mini`). */
+  model?: string;
+  /** Created at or after / before these times (ms). */
+  fromMs?: number;
+  toMs?: number;
 }
 
 /** Which passages a list keeps: those holding every one of these words (any case). */
@@ -134,6 +150,14 @@ export interface Store extends TurnStore {
    * `statuses` filter the page, not the cursors. Deleting an agent deletes its runs.
    */
   listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]>;
+  /**
+   * Step records of a project's agents, in creation order (writing one again keeps its place),
+   * paged like runs: a cursor that is not a step of this filter's project, agent and run gives
+   * an empty page. Deleting an agent deletes its steps.
+   */
+  listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]>;
+  /** A step record by id, whatever its agent; null if none. */
+  getStep(stepId: string): Promise<StepRecord | null>;
   /** The run an idempotency key (a message's `otid`) started, if any. */
   findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;
 

@@ -2,6 +2,7 @@ import type { RunRecord } from "../records/agent-record.js";
 import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
+import type { StepRecord, StepUpdate } from "../records/step-record.js";
 
 /** How a passage search filters: tags (all of / any of) and the creation time range. */
 export interface PassageSearch {
@@ -31,6 +32,16 @@ export interface StepCommit {
   memory: MemoryChanges;
   /** The run's record as of this step: created with the turn's first commit, ended with its last. */
   run?: RunRecord;
+  /**
+   * Step records this commit writes whole: inserted, or replaced in place (same id). Each
+   * belongs to this commit's agent.
+   */
+  steps?: StepRecord[];
+  /**
+   * Changes to this agent's stored step records, applied after `steps` (see StepUpdate); one
+   * naming a step the agent has no record of changes nothing.
+   */
+  stepUpdates?: StepUpdate[];
 }
 
 /**
@@ -45,6 +56,6 @@ export interface TurnStore {
   searchMessages(agentId: string, query: string, options: MessageSearch): Promise<MessageHit[]>;
   searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]>;
   getRun(runId: string): Promise<RunRecord | null>;
-  /** Commits a step atomically: messages, memory changes, the session checkpoint and the run. */
+  /** Commits a step atomically: messages, memory changes, the session checkpoint, the run and steps. */
   commit(step: StepCommit): Promise<void>;
 }

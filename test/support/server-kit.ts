@@ -22,6 +22,8 @@ export async function startTestServer(
     defaultModel?: string;
     /** How the shell runs; detected from the config's `sandbox.mode` when not given. */
     sandbox?: SandboxDetection;
+    /** Trace export settings (OTEL_*); none by default, whatever the test process has. */
+    otelEnv?: NodeJS.ProcessEnv;
   } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "holdfast-e2e-"));
@@ -34,12 +36,14 @@ export async function startTestServer(
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.model ? { modelFor: () => options.model as ModelAdapter } : {}),
     bearerTokens: options.tokens !== undefined,
+    otelEnv: options.otelEnv ?? {},
   });
   const app = createApp({
     config: engine.config,
     version: "test",
     services: engine.services,
     tokens: options.tokens ?? null,
+    metrics: engine.metrics,
   });
   const server = await listen(app, "127.0.0.1", 0);
   const client = (apiKey?: string) =>

@@ -14,6 +14,7 @@ import { MemoryService } from "../../src/service/memory-service.js";
 import { MessageService } from "../../src/service/message-service.js";
 import { RunService } from "../../src/service/run-service.js";
 import { SessionService } from "../../src/service/session-service.js";
+import { StepService } from "../../src/service/step-service.js";
 import { ToolService } from "../../src/service/tool-service.js";
 import { createInMemoryStore } from "../../src/storage/memory/in-memory-store.js";
 import type { Store } from "../../src/storage/store.js";
@@ -66,6 +67,7 @@ export function serviceKit(
     chains: new ChainService(ctx, new ChainRunner({ store, engine: runtime, config, ids, clock })),
     maintenance: new AgentMaintenanceService(ctx),
     catalog: new CatalogService(ctx),
+    steps: new StepService(ctx),
   };
   return { store, config, clock, ids, model, runtime, ctx, services };
 }

@@ -1,22 +1,27 @@
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
-import { ChainRunRecord, FINISHED_CHAIN_STATUSES } from "../../records/chain-run.js";
+import type { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
+import type { StepRecord } from "../../records/step-record.js";
 import type {
   ChainRunFilter,
   NewAgent,
   PageQuery,
   PassageFilter,
   RunFilter,
+  StepFilter,
   Store,
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { InMemoryChainRuns } from "./chain-runs.js";
 import { searchMessages, searchPassages } from "./full-text.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
 import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
+import { InMemorySteps } from "./steps.js";
+import { InMemoryTimers } from "./timers.js";
 import { InMemoryVectors } from "./vectors.js";
 
 interface AgentRows {
@@ -57,13 +62,13 @@ class InMemoryStore implements Store {
   private messagesStored = 0;
   private readonly passageIds = new Set<string>();
   private readonly runs = new Map<string, RunRecord>();
-  /** Chain runs in creation order (a Map keeps a key's place when it is set again). */
-  private readonly chainRuns = new Map<string, ChainRunRecord>();
+  private readonly chainRuns = new InMemoryChainRuns();
+  private readonly steps = new InMemorySteps();
   /** Where each run's messages begin, set when it is first stored: SQLite's `runs.first_seq`. */
   private readonly runStarts = new Map<string, number>();
   /** Run ids by agent and idempotency key. */
   private readonly runKeys = new Map<string, string>();
-  private readonly timers = new Map<string, TimerRecord>();
+  private readonly timers = new InMemoryTimers();
 
   private agent(agentId: string): AgentRows {
     const rows = this.agents.get(agentId);
@@ -106,7 +111,8 @@ class InMemoryStore implements Store {
     for (const message of rows.messages) this.messageOrder.delete(message.id);
     for (const passage of rows.passages) this.passageIds.delete(passage.id);
     for (const run of [...this.runs.values()]) if (run.agent_id === id) this.deleteRun(run.id);
-    for (const [key, timer] of this.timers) if (timer.agent_id === id) this.timers.delete(key);
+    this.timers.deleteAgent(id);
+    this.steps.deleteAgent(id);
     this.agents.delete(id);
     return true;
   }
@@ -132,7 +138,7 @@ class InMemoryStore implements Store {
   }
 
   async commit(step: StepCommit): Promise<void> {
-    const { agentId, state, messages, memory, run } = copy(validateStep(step));
+    const { agentId, state, messages, memory, run, steps, stepUpdates } = copy(validateStep(step));
     const rows = this.agent(agentId);
     for (const message of messages) {
       if (this.messageOrder.has(message.id)) {
@@ -141,6 +147,7 @@ class InMemoryStore implements Store {
     }
     this.checkNewPassages(memory.passages);
     if (run) this.checkRunKey(run);
+    this.steps.check(steps ?? []);
     // Everything is checked: from here on nothing can fail, so the commit is all or nothing.
     const firstOfStep = this.messagesStored + 1;
     for (const message of messages) this.messageOrder.set(message.id, ++this.messagesStored);
@@ -148,8 +155,10 @@ class InMemoryStore implements Store {
     for (const block of memory.blocks) rows.blocks.set(block.label, block);
     this.addPassages(rows, memory.passages);
     rows.session = state;
-    this.setWakeUps(agentId, state);
+    this.timers.setWakeUps(agentId, state);
     if (run) this.setRun(run, firstOfStep);
+    this.steps.write(steps ?? []);
+    this.steps.update(agentId, stepUpdates ?? []);
   }
 
   async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
@@ -288,25 +297,27 @@ class InMemoryStore implements Store {
   }
 
   async putChainRun(run: ChainRunRecord): Promise<void> {
-    const parsed = copy(parseInput(ChainRunRecord, run, ["chain_run"]));
-    this.chainRuns.set(parsed.id, parsed);
+    this.chainRuns.put(run);
   }
 
   async getChainRun(id: string): Promise<ChainRunRecord | null> {
-    const run = this.chainRuns.get(id);
-    return run ? copy(run) : null;
+    return this.chainRuns.get(id);
   }
 
   async listChainRuns(filter: ChainRunFilter, page: PageQuery): Promise<ChainRunRecord[]> {
-    const { projectId, chain } = filter;
-    const listed = (run: ChainRunRecord) =>
-      run.project_id === projectId && (chain === undefined || run.chain === chain);
-    return pageOf([...this.chainRuns.values()].filter(listed), page).map(copy);
+    return this.chainRuns.list(filter, page);
   }
 
   async unfinishedChainRuns(): Promise<ChainRunRecord[]> {
-    const unfinished = (run: ChainRunRecord) => !FINISHED_CHAIN_STATUSES.includes(run.status);
-    return [...this.chainRuns.values()].filter(unfinished).map(copy);
+    return this.chainRuns.unfinished();
+  }
+
+  async getStep(stepId: string): Promise<StepRecord | null> {
+    return this.steps.get(stepId);
+  }
+
+  async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {
+    return this.steps.list(filter, page, (id) => this.agents.get(id)?.record.project_id);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
@@ -347,44 +358,26 @@ class InMemoryStore implements Store {
     return run ? copy(run) : null;
   }
 
-  /** The session's timers as it needs them: set, moved or cleared with its checkpoint. */
-  private setWakeUps(agentId: string, state: SessionState): void {
-    const wakeUps = Object.entries(wakeUpsOf(state)) as [TimerRecord["kind"], number | null][];
-    for (const [kind, due] of wakeUps) {
-      const key = pairKey(agentId, kind);
-      if (due === null) this.timers.delete(key);
-      else this.timers.set(key, { agent_id: agentId, kind, due_at_ms: due });
-    }
-  }
-
   async reconcileWakeUps(): Promise<number> {
-    const before = new Map(this.timers);
-    this.timers.clear();
-    for (const [agentId, rows] of this.agents) {
-      if (rows.session) this.setWakeUps(agentId, rows.session);
-    }
-    const moved = (key: string) => before.get(key)?.due_at_ms !== this.timers.get(key)?.due_at_ms;
-    return [...new Set([...before.keys(), ...this.timers.keys()])].filter(moved).length;
+    return this.timers.reconcile([...this.agents].map(([id, rows]) => [id, rows.session]));
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {
     const parsed = copy(parseInput(TimerRecord, timer, ["timer"]));
     this.agent(parsed.agent_id);
-    this.timers.set(pairKey(parsed.agent_id, parsed.kind), parsed);
+    this.timers.put(parsed);
   }
 
   async clearTimer(agentId: string, kind: TimerRecord["kind"]): Promise<void> {
-    this.timers.delete(pairKey(agentId, kind));
+    this.timers.clear(agentId, kind);
   }
 
   async dueTimers(nowMs: number): Promise<TimerRecord[]> {
-    const due = [...this.timers.values()].filter((timer) => timer.due_at_ms <= nowMs);
-    return due.sort(byDueTime).map(copy);
+    return this.timers.due(nowMs);
   }
 
   async nextTimer(): Promise<TimerRecord | null> {
-    const timers = [...this.timers.values()].sort(byDueTime);
-    return timers[0] ? copy(timers[0]) : null;
+    return this.timers.next();
   }
 
   async close(): Promise<void> {}

@@ -211,6 +211,21 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX message_vectors_by_agent ON message_vectors (agent_id, model);
   `,
+  // 9: step records (one model call and its tool calls), written with the step's checkpoint.
+  // `seq` is creation order; upserts keep it. Lists go by project (through agents), agent or run.
+  `
+  CREATE TABLE steps (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    run_id TEXT,
+    model TEXT NOT NULL,
+    created_at_ms REAL NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX steps_by_agent ON steps (agent_id, seq);
+  CREATE INDEX steps_by_run ON steps (run_id, seq) WHERE run_id IS NOT NULL;
+  `,
 ];
 
 /**

@@ -5,6 +5,7 @@ import { ChainRunRecord } from "../../records/chain-run.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
 import type { SessionState } from "../../records/session-state.js";
+import type { StepRecord } from "../../records/step-record.js";
 import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
 import { searchableText } from "../searchable-text.js";
 import type {
@@ -13,6 +14,7 @@ import type {
   PageQuery,
   PassageFilter,
   RunFilter,
+  StepFilter,
   Store,
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
@@ -34,8 +36,10 @@ import {
   text,
   timerOf,
 } from "./rows.js";
+import { listRuns, readRun, runByKey, runMessages, writeRun } from "./runs.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { SqliteVectors } from "./vectors.js";
+import { SqliteSteps } from "./steps.js";
 import { reconcileWakeUps, writeWakeUps } from "./wake-ups.js";
 
 /**
@@ -70,6 +74,7 @@ export class SqliteStore implements Store {
     private readonly durability: Durability,
     readonly mcpServers = new SqliteMcpServers(db),
     readonly vectors = new SqliteVectors(db),
+    private readonly steps = new SqliteSteps(db),
   ) {
     this.group = new GroupCommit({
       begin: () => sql.begin.run(),
@@ -177,7 +182,7 @@ export class SqliteStore implements Store {
 
   /** Steps of concurrent agents share one transaction (group commit); each is atomic alone. */
   async commit(step: StepCommit): Promise<void> {
-    const { agentId, state, messages, memory, run } = validateStep(step);
+    const { agentId, state, messages, memory, run, steps, stepUpdates } = validateStep(step);
     const stateJson = JSON.stringify(state);
     await this.group
       .run(() => {
@@ -194,7 +199,9 @@ export class SqliteStore implements Store {
         for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
         this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
         writeWakeUps(this.sql, agentId, state);
-        if (run) this.writeRun(run, firstOfRun);
+        if (run) writeRun(this.sql, run, firstOfRun);
+        if (steps) this.steps.write(steps);
+        if (stepUpdates) this.steps.update(agentId, stepUpdates);
       })
       .catch((error: unknown) => {
         throw storageError(error, agentId);
@@ -296,43 +303,19 @@ export class SqliteStore implements Store {
 
   async putRun(run: RunRecord): Promise<void> {
     const parsed = parseInput(RunRecord, run, ["run"]);
-    this.transaction(() => this.writeRun(parsed), parsed.agent_id);
-  }
-
-  /**
-   * Writes a run. When it is new, `firstSeq` (its first message in this commit) marks where its
-   * messages begin; without one, they begin after every message stored so far.
-   */
-  private writeRun(run: RunRecord, firstSeq: number | null = null): void {
-    const json = JSON.stringify(run);
-    this.sql.putRun.run(run.id, run.agent_id, run.idempotency_key, json, firstSeq);
+    this.transaction(() => writeRun(this.sql, parsed), parsed.agent_id);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    return body(this.sql.getRun.get(runId), RunRecord, "run");
+    return readRun(this.sql, runId);
   }
 
   async listRunMessages(runId: string): Promise<AgentMessage[]> {
-    const start = this.sql.runStart.get(runId);
-    if (!start) return [];
-    // Only a run of a version 1 database has no start: it is read from its agent's first message.
-    const from = typeof start.first_seq === "number" ? start.first_seq : 0;
-    const rows = this.sql.runMessages.all(text(start, "agent_id"), from, runId);
-    return bodies(rows, AgentMessage, "message");
+    return runMessages(this.sql, runId);
   }
 
   async listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]> {
-    const agent = filter.agentId ?? null;
-    const bounds = pageBounds(page, (id) =>
-      seqFrom(this.sql.runOrder, id, filter.projectId, agent),
-    );
-    if (!bounds) return [];
-    const statuses = runStatuses(filter);
-    const statement = page.order === "asc" ? this.sql.runsAsc : this.sql.runsDesc;
-    const { lower, upper, limit } = bounds;
-    const wanted = statuses ? JSON.stringify(statuses) : null;
-    const rows = statement.all(filter.projectId, agent, wanted, lower, upper, limit);
-    return bodies(rows, RunRecord, "run");
+    return listRuns(this.sql, filter, page);
   }
 
   async listChildren(parentId: string): Promise<AgentRecord[]> {
@@ -340,7 +323,15 @@ export class SqliteStore implements Store {
   }
 
   async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {
-    return body(this.sql.findRunByKey.get(agentId, key), RunRecord, "run");
+    return runByKey(this.sql, agentId, key);
+  }
+
+  async getStep(stepId: string): Promise<StepRecord | null> {
+    return this.steps.get(stepId);
+  }
+
+  async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {
+    return this.steps.list(filter, page);
   }
 
   async putChainRun(run: ChainRunRecord): Promise<void> {

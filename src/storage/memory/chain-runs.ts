@@ -1,0 +1,31 @@
+import { ChainRunRecord, FINISHED_CHAIN_STATUSES } from "../../records/chain-run.js";
+import type { ChainRunFilter, PageQuery } from "../store.js";
+import { parseInput } from "../store-rows.js";
+import { copy, pageOf } from "./rows.js";
+
+/** Chain runs in memory, in creation order (a Map keeps a key's place when it is set again). */
+export class InMemoryChainRuns {
+  readonly #runs = new Map<string, ChainRunRecord>();
+
+  put(run: ChainRunRecord): void {
+    const parsed = copy(parseInput(ChainRunRecord, run, ["chain_run"]));
+    this.#runs.set(parsed.id, parsed);
+  }
+
+  get(id: string): ChainRunRecord | null {
+    const run = this.#runs.get(id);
+    return run ? copy(run) : null;
+  }
+
+  list(filter: ChainRunFilter, page: PageQuery): ChainRunRecord[] {
+    const { projectId, chain } = filter;
+    const listed = (run: ChainRunRecord) =>
+      run.project_id === projectId && (chain === undefined || run.chain === chain);
+    return pageOf([...this.#runs.values()].filter(listed), page).map(copy);
+  }
+
+  unfinished(): ChainRunRecord[] {
+    const unfinished = (run: ChainRunRecord) => !FINISHED_CHAIN_STATUSES.includes(run.status);
+    return [...this.#runs.values()].filter(unfinished).map(copy);
+  }
+}
