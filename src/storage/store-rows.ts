@@ -4,6 +4,7 @@ import { fieldErrorsFromZod } from "../core/field-errors.js";
 import { AgentRecord, RunRecord } from "../records/agent-record.js";
 import { CoreBlock, Passage } from "../records/memory-records.js";
 import { AgentMessage } from "../records/messages.js";
+import { JournalEntry } from "../records/run-journal.js";
 import { SessionState } from "../records/session-state.js";
 import type { NewAgent, RunFilter } from "./store.js";
 import type { StepCommit } from "./turn-store.js";
@@ -120,6 +121,9 @@ export function validateStep(step: StepCommit): StepCommit {
       ]);
     }
     validated.run = run;
+  }
+  if (step.journal !== undefined) {
+    validated.journal = step.journal.map((e, i) => parseInput(JournalEntry, e, ["journal", i]));
   }
   return validated;
 }

@@ -1,6 +1,7 @@
 import type { RunRecord } from "../records/agent-record.js";
 import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
+import type { JournalEntry } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
 
 /** How a passage search filters: tags (all of / any of) and the creation time range. */
@@ -23,6 +24,8 @@ export interface StepCommit {
   memory: MemoryChanges;
   /** The run's record as of this step: created with the turn's first commit, ended with its last. */
   run?: RunRecord;
+  /** The run journal's entries for this commit (of the run `state.run_id`), for replay. */
+  journal?: JournalEntry[];
 }
 
 /**

@@ -1,8 +1,10 @@
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
-import { ChainRunRecord, FINISHED_CHAIN_STATUSES } from "../../records/chain-run.js";
+import type { ChainRunRecord } from "../../records/chain-run.js";
+import type { MemoryVersion } from "../../records/memory-history.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
+import type { JournalEntry } from "../../records/run-journal.js";
 import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
 import { rankBm25 } from "../bm25.js";
 import { searchableText } from "../searchable-text.js";
@@ -16,8 +18,12 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { PassageSearch, StepCommit } from "../turn-store.js";
+import { InMemoryChainRuns } from "./chain-runs.js";
+import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
 import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
+import { searchMessages, searchPassages } from "./search.js";
+import { InMemoryTimers } from "./timers.js";
 
 interface AgentRows {
   record: AgentRecord;
@@ -53,13 +59,13 @@ class InMemoryStore implements Store {
   private messagesStored = 0;
   private readonly passageIds = new Set<string>();
   private readonly runs = new Map<string, RunRecord>();
-  /** Chain runs in creation order (a Map keeps a key's place when it is set again). */
-  private readonly chainRuns = new Map<string, ChainRunRecord>();
+  private readonly chainRuns = new InMemoryChainRuns();
+  private readonly history = new InMemoryHistory();
   /** Where each run's messages begin, set when it is first stored: SQLite's `runs.first_seq`. */
   private readonly runStarts = new Map<string, number>();
   /** Run ids by agent and idempotency key. */
   private readonly runKeys = new Map<string, string>();
-  private readonly timers = new Map<string, TimerRecord>();
+  private readonly timers = new InMemoryTimers();
 
   private agent(agentId: string): AgentRows {
     const rows = this.agents.get(agentId);
@@ -79,6 +85,8 @@ class InMemoryStore implements Store {
       passages: [],
       session: null,
     });
+    const changes = blocks.map((block) => ({ kind: "block" as const, block }));
+    this.history.edited(agent.id, changes, null);
   }
 
   async getAgent(id: string): Promise<AgentRecord | null> {
@@ -97,8 +105,9 @@ class InMemoryStore implements Store {
     for (const message of rows.messages) this.messageOrder.delete(message.id);
     for (const passage of rows.passages) this.passageIds.delete(passage.id);
     for (const run of [...this.runs.values()]) if (run.agent_id === id) this.deleteRun(run.id);
-    for (const [key, timer] of this.timers) if (timer.agent_id === id) this.timers.delete(key);
+    this.timers.forget(id);
     this.agents.delete(id);
+    this.history.forget(id);
     return true;
   }
 
@@ -111,11 +120,16 @@ class InMemoryStore implements Store {
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
     const parsed = copy(parseInput(CoreBlock, block, ["block"]));
-    this.agent(agentId).blocks.set(parsed.label, parsed);
+    const rows = this.agent(agentId);
+    rows.blocks.set(parsed.label, parsed);
+    this.history.edited(agentId, [{ kind: "block", block: parsed }], rows.messages.length);
   }
 
   async deleteBlock(agentId: string, label: string): Promise<boolean> {
-    return this.agents.get(agentId)?.blocks.delete(label) ?? false;
+    const rows = this.agents.get(agentId);
+    if (!rows?.blocks.delete(label)) return false;
+    this.history.edited(agentId, [{ kind: "block_deleted", label }], rows.messages.length);
+    return true;
   }
 
   async loadBlocks(agentId: string): Promise<CoreBlock[]> {
@@ -123,7 +137,7 @@ class InMemoryStore implements Store {
   }
 
   async commit(step: StepCommit): Promise<void> {
-    const { agentId, state, messages, memory, run } = copy(validateStep(step));
+    const { agentId, state, messages, memory, run, journal } = copy(validateStep(step));
     const rows = this.agent(agentId);
     for (const message of messages) {
       if (this.messageOrder.has(message.id)) {
@@ -138,8 +152,10 @@ class InMemoryStore implements Store {
     rows.messages.push(...messages);
     for (const block of memory.blocks) rows.blocks.set(block.label, block);
     this.addPassages(rows, memory.passages);
+    this.history.committed(agentId, memory, rows.messages.length);
+    if (journal && state.run_id) this.history.appendJournal(agentId, state.run_id, journal);
     rows.session = state;
-    this.setWakeUps(agentId, state);
+    this.timers.setWakeUps(agentId, state);
     if (run) this.setRun(run, firstOfStep);
   }
 
@@ -162,29 +178,11 @@ class InMemoryStore implements Store {
     query: string,
     options: { roles?: readonly string[]; limit: number },
   ): Promise<MessageHit[]> {
-    const messages = this.agents.get(agentId)?.messages ?? [];
-    const hits = messages.flatMap((message): MessageHit[] => {
-      const found = searchableText(message);
-      if (!found || (options.roles && !options.roles.includes(found.role))) return [];
-      return [{ id: message.id, ...found, created_at_ms: Date.parse(message.date) }];
-    });
-    const limit = Math.max(0, Math.floor(options.limit));
-    const texts = hits.map((hit) => hit.text);
-    return rankBm25(query, texts, limit).map((i) => ({ ...(hits[i] as MessageHit) }));
+    return searchMessages(this.agents.get(agentId)?.messages ?? [], query, options);
   }
 
   async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {
-    const { tags, anyTags, fromMs, toMs } = options;
-    const pool = (this.agents.get(agentId)?.passages ?? []).filter(
-      (passage) =>
-        (!tags || tags.every((tag) => passage.tags.includes(tag))) &&
-        (!anyTags || passage.tags.some((tag) => anyTags.includes(tag))) &&
-        (fromMs === undefined || passage.created_at_ms >= fromMs) &&
-        (toMs === undefined || passage.created_at_ms <= toMs),
-    );
-    const limit = Math.max(0, Math.floor(options.topK));
-    const texts = pool.map((passage) => passage.text);
-    return rankBm25(query, texts, limit).map((i) => copy(pool[i] as Passage));
+    return searchPassages(this.agents.get(agentId)?.passages ?? [], query, options);
   }
 
   async insertPassages(agentId: string, passages: readonly Passage[]): Promise<void> {
@@ -192,6 +190,8 @@ class InMemoryStore implements Store {
     const rows = this.agent(agentId);
     this.checkNewPassages(parsed);
     this.addPassages(rows, parsed);
+    const changes = parsed.map((passage) => ({ kind: "passage" as const, id: passage.id }));
+    this.history.edited(agentId, changes, rows.messages.length);
   }
 
   private checkNewPassages(passages: readonly Passage[]): void {
@@ -233,7 +233,8 @@ class InMemoryStore implements Store {
     const rows = this.agents.get(agentId);
     const index = rows?.passages.findIndex((passage) => passage.id === passageId) ?? -1;
     if (!rows || index < 0) return false;
-    rows.passages.splice(index, 1);
+    const [passage] = rows.passages.splice(index, 1) as [Passage];
+    this.history.edited(agentId, [{ kind: "passage_deleted", passage }], rows.messages.length);
     this.passageIds.delete(passageId);
     return true;
   }
@@ -297,25 +298,27 @@ class InMemoryStore implements Store {
   }
 
   async putChainRun(run: ChainRunRecord): Promise<void> {
-    const parsed = copy(parseInput(ChainRunRecord, run, ["chain_run"]));
-    this.chainRuns.set(parsed.id, parsed);
+    this.chainRuns.put(run);
   }
 
   async getChainRun(id: string): Promise<ChainRunRecord | null> {
-    const run = this.chainRuns.get(id);
-    return run ? copy(run) : null;
+    return this.chainRuns.get(id);
   }
 
   async listChainRuns(filter: ChainRunFilter, page: PageQuery): Promise<ChainRunRecord[]> {
-    const { projectId, chain } = filter;
-    const listed = (run: ChainRunRecord) =>
-      run.project_id === projectId && (chain === undefined || run.chain === chain);
-    return pageOf([...this.chainRuns.values()].filter(listed), page).map(copy);
+    return this.chainRuns.list(filter, page);
   }
 
   async unfinishedChainRuns(): Promise<ChainRunRecord[]> {
-    const unfinished = (run: ChainRunRecord) => !FINISHED_CHAIN_STATUSES.includes(run.status);
-    return [...this.chainRuns.values()].filter(unfinished).map(copy);
+    return this.chainRuns.unfinished();
+  }
+
+  async listRunJournal(runId: string): Promise<JournalEntry[]> {
+    return this.history.runJournal(runId);
+  }
+
+  async memoryHistory(agentId: string): Promise<MemoryVersion[]> {
+    return this.history.memoryHistory(agentId);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
@@ -356,44 +359,27 @@ class InMemoryStore implements Store {
     return run ? copy(run) : null;
   }
 
-  /** The session's timers as it needs them: set, moved or cleared with its checkpoint. */
-  private setWakeUps(agentId: string, state: SessionState): void {
-    const wakeUps = Object.entries(wakeUpsOf(state)) as [TimerRecord["kind"], number | null][];
-    for (const [kind, due] of wakeUps) {
-      const key = pairKey(agentId, kind);
-      if (due === null) this.timers.delete(key);
-      else this.timers.set(key, { agent_id: agentId, kind, due_at_ms: due });
-    }
-  }
-
   async reconcileWakeUps(): Promise<number> {
-    const before = new Map(this.timers);
-    this.timers.clear();
-    for (const [agentId, rows] of this.agents) {
-      if (rows.session) this.setWakeUps(agentId, rows.session);
-    }
-    const moved = (key: string) => before.get(key)?.due_at_ms !== this.timers.get(key)?.due_at_ms;
-    return [...new Set([...before.keys(), ...this.timers.keys()])].filter(moved).length;
+    const sessions = [...this.agents].map(([agentId, rows]) => ({ agentId, state: rows.session }));
+    return this.timers.reconcile(sessions);
   }
 
   async putTimer(timer: TimerRecord): Promise<void> {
     const parsed = copy(parseInput(TimerRecord, timer, ["timer"]));
     this.agent(parsed.agent_id);
-    this.timers.set(pairKey(parsed.agent_id, parsed.kind), parsed);
+    this.timers.put(parsed);
   }
 
   async clearTimer(agentId: string, kind: TimerRecord["kind"]): Promise<void> {
-    this.timers.delete(pairKey(agentId, kind));
+    this.timers.clear(agentId, kind);
   }
 
   async dueTimers(nowMs: number): Promise<TimerRecord[]> {
-    const due = [...this.timers.values()].filter((timer) => timer.due_at_ms <= nowMs);
-    return due.sort(byDueTime).map(copy);
+    return this.timers.due(nowMs);
   }
 
   async nextTimer(): Promise<TimerRecord | null> {
-    const timers = [...this.timers.values()].sort(byDueTime);
-    return timers[0] ? copy(timers[0]) : null;
+    return this.timers.next();
   }
 
   async close(): Promise<void> {}
