@@ -1,6 +1,7 @@
 import { AssertionError, assert } from "../core/errors.js";
 import type { ModelDelta, ModelResponse, ReasoningRequest } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
+import type { RecordedResponse, StepInput } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
 import { checkClientArguments, clientToolDeclaration } from "../tools/client-tools.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
@@ -19,12 +20,30 @@ import { applyVerifierStarted, applyVerifierUnavailable, verifierTask } from "./
 export const DEFAULT_HISTORY_LIMIT = 200;
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
-/** Does one step's I/O and returns what to commit. Everything it decides, it leaves to apply. */
+/** A step the runner performs (finishing and waiting are not steps it performs). */
+export type PerformedStep = Exclude<Step, { kind: "finish" } | { kind: "await_children" }>;
+
+/** A step's effect with what it was given from outside, for the run journal. */
+type Performed = Applied & { input?: StepInput };
+
+/**
+ * Does one step's I/O and returns what to commit. Everything it decides, it leaves to apply.
+ * The journal entry it adds records the step and its input, so a replay can feed it back.
+ */
 export async function performStep(
   ctx: TurnContext,
   state: SessionState,
-  step: Exclude<Step, { kind: "finish" } | { kind: "await_children" }>,
+  step: PerformedStep,
 ): Promise<Applied> {
+  const { input = { type: "none" }, ...applied } = await perform(ctx, state, step);
+  return { ...applied, journal: [...(applied.journal ?? []), { kind: "step", step, input }] };
+}
+
+async function perform(
+  ctx: TurnContext,
+  state: SessionState,
+  step: PerformedStep,
+): Promise<Performed> {
   const { config } = ctx.agent;
   const stamp: MessageStamp = {
     runId: state.run_id,
@@ -68,7 +87,8 @@ export async function performStep(
           idempotencyKey: `${state.run_id}:${state.step_id}:${call.tool_call.tool_call_id}`,
         },
       );
-      return applyToolResult(state, step.index, result, stamp, config, executed);
+      const applied = applyToolResult(state, step.index, result, stamp, config, executed);
+      return { ...applied, input: { type: "tool", result: { ...result, executed } } };
     }
   }
 }
@@ -102,12 +122,14 @@ async function spawnChild(
   state: SessionState,
   index: number,
   stamp: MessageStamp,
-): Promise<Applied> {
+): Promise<Performed> {
   const { config } = ctx.agent;
   const call = state.pending[index];
   assert(call !== undefined && state.run_id !== null, `no spawn call ${index} in a run`);
-  const refuse = (error: string) =>
-    applyToolResult(state, index, { status: "error", output: error }, stamp, config, false);
+  const refuse = (error: string): Performed => ({
+    ...applyToolResult(state, index, { status: "error", output: error }, stamp, config, false),
+    input: { type: "refused", error },
+  });
   const checked = checkCall(call, state, config.capabilities, ctx.deps.tools);
   if (!checked.ok) return refuse(checked.error);
   if (!ctx.deps.children) return refuse("sub-agents cannot be spawned here");
@@ -118,14 +140,20 @@ async function spawnChild(
     agentType: args.agent_type,
     prompt: args.prompt,
   });
-  return spawned.ok ? applySpawned(state, index, spawned.childId) : refuse(spawned.error);
+  if (!spawned.ok) return refuse(spawned.error);
+  const input = { type: "spawned" as const, child_agent_id: spawned.childId };
+  return { ...applySpawned(state, index, spawned.childId), input };
 }
 
 /** Gives the run's answer to a verifier sub-agent; the turn then waits for its verdict. */
-async function startVerifier(ctx: TurnContext, state: SessionState): Promise<Applied> {
+async function startVerifier(ctx: TurnContext, state: SessionState): Promise<Performed> {
   const gate = ctx.agent.config.verify;
   assert(gate !== null && state.run_id !== null, "a verifier step without a gate or a run");
-  if (!ctx.deps.children) return applyVerifierUnavailable(state, "sub-agents cannot run here");
+  const unavailable = (error: string): Performed => ({
+    ...applyVerifierUnavailable(state, error),
+    input: { type: "refused", error },
+  });
+  if (!ctx.deps.children) return unavailable("sub-agents cannot run here");
   const ofRun = (await recentHistory(ctx)).filter((m) => m.run_id === state.run_id);
   const task = verifierTask(ofRun);
   const round = (state.verification?.rounds ?? 0) + 1;
@@ -135,9 +163,9 @@ async function startVerifier(ctx: TurnContext, state: SessionState): Promise<App
     agentType: gate.with,
     prompt: task,
   });
-  return spawned.ok
-    ? applyVerifierStarted(state, spawned.childId, task)
-    : applyVerifierUnavailable(state, spawned.error);
+  if (!spawned.ok) return unavailable(spawned.error);
+  const input = { type: "verifier" as const, child_agent_id: spawned.childId, task };
+  return { ...applyVerifierStarted(state, spawned.childId, task), input };
 }
 
 /**
@@ -156,7 +184,11 @@ function toolsForCall(ctx: TurnContext, state: SessionState, final: boolean): To
   return [...own, ...state.client_tools.map(clientToolDeclaration)];
 }
 
-async function callModel(ctx: TurnContext, state: SessionState, final: boolean): Promise<Applied> {
+async function callModel(
+  ctx: TurnContext,
+  state: SessionState,
+  final: boolean,
+): Promise<Performed> {
   const { deps, agent } = ctx;
   const stepId = deps.ids.next("step");
   const withStep = { ...state, step_id: stepId };
@@ -177,12 +209,13 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
     contextWindow: deps.model.contextWindow,
     maxOutputTokens: deps.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
   });
-  if (!built.ok)
-    return closePending(
-      { state: withStep, messages: [] },
-      "context_window_overflow_in_system_prompt",
-      stamp,
-    );
+  const offer = { step_id: stepId, offered: tools.map((tool) => tool.name) };
+  const offered = { ...offer, tool_choice: forced ? ("required" as const) : ("auto" as const) };
+  if (!built.ok) {
+    const reason = "context_window_overflow_in_system_prompt";
+    const closed = closePending({ state: withStep, messages: [] }, reason, stamp);
+    return { ...closed, input: { type: "model_failed", ...offered, stop_reason: reason } };
+  }
   let response: ModelResponse;
   try {
     const request = {
@@ -193,7 +226,9 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
     };
     response = await deps.model.generate(request, streamDeltas(ctx, stepId));
   } catch (error) {
-    return modelFailed(ctx, withStep, error, stamp);
+    const failed = modelFailed(ctx, withStep, error, stamp);
+    const reason = failed.state.stop_reason ?? "llm_api_error";
+    return { ...failed, input: { type: "model_failed", ...offered, stop_reason: reason } };
   }
   const model = response.model ?? deps.model.handle;
   for (const { handle, kind, message } of response.fallbacks ?? []) {
@@ -210,8 +245,15 @@ async function callModel(ctx: TurnContext, state: SessionState, final: boolean):
     deps.onEvent?.({ type: "model_queued", step_id: stepId, model, wait_ms: response.queueWaitMs });
   }
   response = { ...response, model };
-  const offered = tools.map((tool) => tool.name);
-  return applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
+  const step = { final, offered: offered.offered };
+  const applied = applyModelResponse(withStep, response, step, stamp, agent.config);
+  return { ...applied, input: { type: "model", ...offered, response: recorded(response) } };
+}
+
+/** What the journal keeps of a response: what apply reads, without the fallbacks' story. */
+function recorded(response: ModelResponse): RecordedResponse {
+  const { fallbacks: _fallbacks, ...kept } = response;
+  return kept;
 }
 
 /** The newest messages, from the activation's window when it has one, else from the store. */

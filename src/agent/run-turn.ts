@@ -5,6 +5,7 @@ import { StagedMemory } from "../memory/staged-memory.js";
 import type { RunRecord } from "../records/agent-record.js";
 import type { ClientTool } from "../records/client-tool.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
+import type { JournalEntry } from "../records/run-journal.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
 import type { TurnStore } from "../storage/turn-store.js";
 import {
@@ -106,7 +107,9 @@ export async function submitApprovals(
     nowMs: deps.clock.now(),
   };
   const applied = applyApprovalDecisions(state, decisions, stamp, agent.config, clientTools);
-  return runUntilStop(ctx, await commit(ctx, applied));
+  const entry = { kind: "approvals" as const, decisions: [...decisions], client_tools: null };
+  const journal = [{ ...entry, ...(clientTools && { client_tools: [...clientTools] }) }];
+  return runUntilStop(ctx, await commit(ctx, { ...applied, journal }));
 }
 
 /**
@@ -139,7 +142,13 @@ export async function deliverChildResults(
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const stamp = { runId: state.run_id, stepId: state.step_id, nowMs: deps.clock.now() };
-  const next = await commit(ctx, applyChildResults(state, results, stamp, agent.config));
+  const applied = applyChildResults(state, results, stamp, agent.config);
+  const answers = results.map(({ index, result: { status, output } }) => ({
+    index,
+    status,
+    output,
+  }));
+  const next = await commit(ctx, { ...applied, journal: [{ kind: "children", results: answers }] });
   return next.phase === "awaiting_children" ? result(ctx, next) : runUntilStop(ctx, next);
 }
 
@@ -157,7 +166,7 @@ export async function cancelTurn(
     "cancelled",
     stamp,
   );
-  return finish(ctx, closed, "cancelled");
+  return finish(ctx, { ...closed, journal: [{ kind: "cancel" }] }, "cancelled");
 }
 
 /** Wakes a paused memgpt-style agent: a heartbeat starts a new turn. */
@@ -189,7 +198,13 @@ async function startTurn(
   const first = stampMessage(stamp, deps.ids.next("message"), body, otid);
   const run = newRun(runId, agent.id, otid, stamp.nowMs);
   ctx.run = run;
-  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [first] }, run));
+  const begin: JournalEntry = {
+    kind: "begin",
+    approved_tools: started.approved_tools,
+    client_tools: started.client_tools,
+  };
+  const opened = { state: started, messages: [first], journal: [begin] };
+  return runUntilStop(ctx, await commit(ctx, opened, run));
 }
 
 async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> {
@@ -214,7 +229,8 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
   for (;;) {
     if (ctx.deps.signal?.aborted) {
       const stamp = { runId: state.run_id, stepId: state.step_id, nowMs: ctx.deps.clock.now() };
-      state = await commit(ctx, closePending({ state, messages: [] }, "cancelled", stamp));
+      const closed = closePending({ state, messages: [] }, "cancelled", stamp);
+      state = await commit(ctx, { ...closed, journal: [{ kind: "cancel" }] });
     }
     const step = nextStep(state, ctx.agent.config);
     if (step.kind === "finish") return finish(ctx, { state, messages: [] }, step.stopReason);
@@ -255,7 +271,11 @@ async function markStartedIfUnsafe(
   const pending = state.pending.map((p, i) =>
     i === index ? { ...p, status: "started" as const } : p,
   );
-  return commit(ctx, { state: { ...state, pending }, messages: [] });
+  return commit(ctx, {
+    state: { ...state, pending },
+    messages: [],
+    journal: [{ kind: "started", index }],
+  });
 }
 
 /** Commits a step with the memory it changed (and the run, if it changed), then reports it. */
@@ -270,6 +290,7 @@ async function commit(ctx: TurnContext, applied: Applied, run?: RunRecord): Prom
     messages,
     memory: ctx.memory.drain(),
     ...(run ? { run } : {}),
+    ...(applied.journal ? { journal: applied.journal } : {}),
   });
   ctx.deps.history?.append(messages);
   for (const message of messages) {
@@ -293,9 +314,10 @@ async function finish(
         : "idle";
   const known = ctx.run?.id === state.run_id ? ctx.run : null;
   const run = known ?? (state.run_id ? await ctx.deps.store.getRun(state.run_id) : null);
+  const journal = [...(last.journal ?? []), { kind: "finish" as const, stop_reason: stopReason }];
   const ended = await commit(
     ctx,
-    { state: { ...state, phase, stop_reason: stopReason }, messages: last.messages },
+    { state: { ...state, phase, stop_reason: stopReason }, messages: last.messages, journal },
     run ? endRun(run, stopReason, ctx.deps.clock.now(), state) : undefined,
   );
   ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });
