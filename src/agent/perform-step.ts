@@ -11,6 +11,7 @@ import { applyApprovalRequest } from "./approvals.js";
 import { applySpawned } from "./children.js";
 import type { Step } from "./decide.js";
 import { checkCall, executeTool } from "./execute-tool.js";
+import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stepMessageId } from "./message-factory.js";
 import { buildRequest } from "./prompt.js";
 import type { TurnContext } from "./run-turn.js";
@@ -98,11 +99,11 @@ async function perform(
  * not offered now, or whose arguments do not fit the tool's schema, is an error the model reads
  * instead: the caller is asked only for calls it can run.
  */
-function askClient(
+export function askClient(
   state: SessionState,
   index: number,
   stamp: MessageStamp,
-  config: TurnContext["agent"]["config"],
+  config: LoopConfig,
 ): Applied {
   const call = state.pending[index];
   assert(call !== undefined, `no client tool call ${index}`);
@@ -172,12 +173,17 @@ async function startVerifier(ctx: TurnContext, state: SessionState): Promise<Per
  * The declarations of the tools this model call may offer: capabilities, then tool rules; then
  * the run's client tools.
  */
-function toolsForCall(ctx: TurnContext, state: SessionState, final: boolean): ToolDeclaration[] {
+export function toolsForCall(
+  config: LoopConfig,
+  tools: ReadonlyMap<string, { readonly declaration: ToolDeclaration }>,
+  state: SessionState,
+  final: boolean,
+): ToolDeclaration[] {
   if (final) return [];
-  const offered = ctx.agent.config.capabilities.offered.map((grant) => grant.name);
+  const offered = config.capabilities.offered.map((grant) => grant.name);
   const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
-  const own = allowedByRules(ctx.agent.config.rules, offered, ruleState).flatMap((name) => {
-    const tool = ctx.deps.tools.get(name);
+  const own = allowedByRules(config.rules, offered, ruleState).flatMap((name) => {
+    const tool = tools.get(name);
     return tool ? [tool.declaration] : [];
   });
   // The run's client tools come after the agent's own, as in Letta; tool rules name only those.
@@ -193,10 +199,9 @@ async function callModel(
   const stepId = deps.ids.next("step");
   const withStep = { ...state, step_id: stepId };
   const stamp = { runId: state.run_id, stepId, nowMs: deps.clock.now() };
-  const tools = toolsForCall(ctx, state, final);
+  const tools = toolsForCall(agent.config, deps.tools, state, final);
   const caps = agent.config.capabilities;
-  const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
-  const forced = caps.reply_via === "send_message" || mustCallTool(agent.config.rules, ruleState);
+  const forced = toolChoiceFor(agent.config, state) === "required";
   const recent = await recentHistory(ctx);
   const history = caps.include_history ? recent : recent.filter((m) => m.run_id === state.run_id);
   const built = buildRequest({
@@ -248,6 +253,14 @@ async function callModel(
   const step = { final, offered: offered.offered };
   const applied = applyModelResponse(withStep, response, step, stamp, agent.config);
   return { ...applied, input: { type: "model", ...offered, response: recorded(response) } };
+}
+
+/** Whether the model call must call a tool: a memgpt-style agent always, or by tool rule. */
+export function toolChoiceFor(config: LoopConfig, state: SessionState): "auto" | "required" {
+  const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
+  const forced =
+    config.capabilities.reply_via === "send_message" || mustCallTool(config.rules, ruleState);
+  return forced ? "required" : "auto";
 }
 
 /** What the journal keeps of a response: what apply reads, without the fallbacks' story. */
