@@ -7,9 +7,11 @@ import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { AgentService } from "../service/agent-service.js";
 import type { ChainService } from "../service/chain-service.js";
+import type { ForkService } from "../service/fork-service.js";
 import type { McpServerService } from "../service/mcp-server-service.js";
 import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
+import type { ReplayService } from "../service/replay-service.js";
 import type { RunService } from "../service/run-service.js";
 import type { SessionService } from "../service/session-service.js";
 import type { ToolService } from "../service/tool-service.js";
@@ -24,6 +26,7 @@ import { healthRoutes } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
+import { replayForkRoutes } from "./routes/replay-fork.js";
 import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { toolRoutes } from "./routes/tools.js";
@@ -42,6 +45,9 @@ export interface Services {
   chains?: ChainService;
   /** MCP servers as tool sources (Letta's `/v1/mcp-servers`). */
   mcpServers?: McpServerService;
+  /** Replaying runs against today's config, forking agents at a point of their history. */
+  replay?: ReplayService;
+  forks?: ForkService;
 }
 
 export interface AppOptions {
@@ -124,6 +130,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (options.services.runs) runRoutes(app, options.services.runs);
     if (options.services.chains) chainRoutes(app, options.services.chains);
     if (options.services.mcpServers) mcpServerRoutes(app, options.services.mcpServers);
+    const { replay, forks } = options.services;
+    if (replay && forks) replayForkRoutes(app, { replay, forks });
   }
 
   app.doc31("/openapi.json", {

@@ -15,9 +15,11 @@ import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentService } from "../service/agent-service.js";
 import { ChainService } from "../service/chain-service.js";
+import { ForkService } from "../service/fork-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
 import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
+import { ReplayService } from "../service/replay-service.js";
 import { RunService } from "../service/run-service.js";
 import { SessionService } from "../service/session-service.js";
 import { ToolService } from "../service/tool-service.js";
@@ -197,6 +199,8 @@ async function wire(
       tools: new ToolService(ctx),
       sessions: new SessionService(ctx),
       runs: new RunService(ctx),
+      replay: new ReplayService(ctx),
+      forks: new ForkService(ctx),
       chains: new ChainService(ctx, chains),
       mcpServers: new McpServerService(ctx, hub, apiStdio),
     },

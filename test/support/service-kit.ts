@@ -10,6 +10,8 @@ import { AgentService } from "../../src/service/agent-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
 import { MessageService } from "../../src/service/message-service.js";
+import { ForkService } from "../../src/service/fork-service.js";
+import { ReplayService } from "../../src/service/replay-service.js";
 import { RunService } from "../../src/service/run-service.js";
 import { SessionService } from "../../src/service/session-service.js";
 import { ToolService } from "../../src/service/tool-service.js";
@@ -61,6 +63,8 @@ export function serviceKit(
     tools: new ToolService(ctx),
     sessions: new SessionService(ctx),
     runs: new RunService(ctx),
+    replay: new ReplayService(ctx),
+    forks: new ForkService(ctx),
     chains: new ChainService(ctx, new ChainRunner({ store, engine: runtime, config, ids, clock })),
   };
   return { store, config, clock, ids, model, runtime, ctx, services };
