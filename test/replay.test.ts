@@ -23,7 +23,9 @@ async function recorded(options: { rules?: ToolRule[] } = {}) {
   const journal = await kit.store.listRunJournal(runId);
   const { registry, catalogue } = builtinConfig();
   const today = (rules: ToolRule[], type = "letta_v1_agent") => {
-    const agent = createTurnAgent({ id: "agent-1", type: registry.get(type)!, rules, catalogue });
+    const resolved = registry.get(type);
+    if (!resolved) throw new Error(`no type ${type}`);
+    const agent = createTurnAgent({ id: "agent-1", type: resolved, rules, catalogue });
     return replayRun(journal, agent.config, kit.deps.tools, runId);
   };
   return { kit, turn, journal, today, model };
@@ -103,7 +105,12 @@ describe("replay", () => {
     const rules: ToolRule[] = [{ type: "requires_approval", tool_name: "memory_insert" }];
     const model = createSimModel({ script: [insert("tea"), { text: "noted" }] });
     const kit = await loopKit({ type: "letta_v1_agent", model, rules });
-    const asked = await sendUserMessage(kit.agent, await kit.session(), { content: "go" }, kit.deps);
+    const asked = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "go" },
+      kit.deps,
+    );
     const callId = asked.state.pending[0]?.tool_call.tool_call_id ?? "";
     const decision = { tool_call_id: callId, approve: true, reason: null };
     const done = await submitApprovals(kit.agent, asked.state, [decision], kit.deps);
@@ -115,7 +122,9 @@ describe("replay", () => {
       complete: true,
     });
     const { catalogue, registry } = builtinConfig();
-    const without = createTurnAgent({ id: "a", type: registry.get("letta_v1_agent")!, catalogue });
+    const v1 = registry.get("letta_v1_agent");
+    if (!v1) throw new Error("no letta_v1_agent");
+    const without = createTurnAgent({ id: "a", type: v1, catalogue });
     expect(replayRun(journal, without.config, kit.deps.tools, runId)).toMatchObject({
       matches: false,
       expected: "ask for approval of 'memory_insert' (call 0)",
