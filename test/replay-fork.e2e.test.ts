@@ -39,14 +39,21 @@ const human = async (agentId: string) =>
   (await running().client().agents.retrieve(agentId)).blocks.find((b) => b.label === "human")
     ?.value;
 
+/** Each message of the agent as one line: its type and what it says or does. */
 const transcript = async (agentId: string) => {
   const lines: string[] = [];
-  for await (const m of server!
-    .client()
-    .agents.messages.list(agentId, { order: "asc", limit: 100 }))
-    lines.push(
-      `${m.message_type}:${JSON.stringify("content" in m ? m.content : "tool_call" in m ? m.tool_call : "tool_return" in m ? m.tool_return : "")}`,
-    );
+  const list = running().client().agents.messages.list(agentId, { order: "asc", limit: 100 });
+  for await (const m of list) {
+    const said =
+      "content" in m
+        ? m.content
+        : "tool_call" in m
+          ? m.tool_call
+          : "tool_return" in m
+            ? m.tool_return
+            : "";
+    lines.push(`${m.message_type}:${JSON.stringify(said)}`);
+  }
   return lines;
 };
 
