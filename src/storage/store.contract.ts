@@ -12,6 +12,7 @@ import {
 import { historyCases } from "./contract/history-cases.js";
 import { mcpServerCases } from "./contract/mcp-server-cases.js";
 import { memoryQueryCases } from "./contract/memory-query-cases.js";
+import { replayHistoryCases } from "./contract/replay-history-cases.js";
 import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";
 import { stateCases } from "./contract/state-cases.js";
@@ -69,5 +70,6 @@ export function storeContract(
     chainRunCases(t, options);
     memoryQueryCases(t);
     mcpServerCases(t, options);
+    replayHistoryCases(t);
   });
 }

@@ -5,9 +5,7 @@ import type { MemoryVersion } from "../../records/memory-history.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
-import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
-import { rankBm25 } from "../bm25.js";
-import { searchableText } from "../searchable-text.js";
+import type { SessionState } from "../../records/session-state.js";
 import type {
   ChainRunFilter,
   NewAgent,
@@ -21,7 +19,7 @@ import type { PassageSearch, StepCommit } from "../turn-store.js";
 import { InMemoryChainRuns } from "./chain-runs.js";
 import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
-import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
+import { copy, pageOf, pairKey } from "./rows.js";
 import { searchMessages, searchPassages } from "./search.js";
 import { InMemoryTimers } from "./timers.js";
 

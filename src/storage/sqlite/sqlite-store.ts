@@ -8,7 +8,6 @@ import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
 import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
-import { searchableText } from "../searchable-text.js";
 import type {
   ChainRunFilter,
   NewAgent,
@@ -17,11 +16,11 @@ import type {
   RunFilter,
   Store,
 } from "../store.js";
-import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
+import { parseInput, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
-import { ownedMatch, ownedTerms } from "./full-text.js";
+import { ownedMatch } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteHistory } from "./history.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
