@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { replayRun } from "../src/agent/replay.js";
-import { sendUserMessage, submitApprovals } from "../src/agent/run-turn.js";
+import { resumeSession, sendUserMessage, submitApprovals } from "../src/agent/run-turn.js";
 import { createTurnAgent } from "../src/agent/turn-agent.js";
 import { builtinConfig } from "../src/config/config-file.js";
 import { createSimModel, type SimReply } from "../src/llm/sim/sim-model.js";
 import type { ToolRule } from "../src/records/tool-rule.js";
-import { loopKit } from "./support/loop-kit.js";
+import { shellTool } from "../src/tools/builtin/workspace-tools.js";
+import { implementTool, success } from "../src/tools/tool.js";
+import { dyingStore, loopKit } from "./support/loop-kit.js";
 
 const search = (query: string): SimReply => ({
   toolCalls: [{ name: "conversation_search", args: { query } }],
@@ -130,6 +132,56 @@ describe("replay", () => {
       expected: "ask for approval of 'memory_insert' (call 0)",
       actual: "run 'memory_insert' (call 0)",
       reason: "'memory_insert' no longer needs approval",
+    });
+  });
+});
+
+describe("replay across a crash", () => {
+  const CONFIG = {
+    types: {
+      operator: {
+        extends: "react_agent",
+        tools: { packs: ["shell"], access: "full", approval: "never" },
+        policy_profile: "permissive",
+      },
+    },
+  };
+
+  it("matches a run whose non-idempotent call was in flight at a crash and not run again", async () => {
+    let runs = 0;
+    const shell = implementTool(shellTool, { idempotent: false }, async () => {
+      runs += 1;
+      return success("posted");
+    });
+    const model = createSimModel({
+      script: [
+        { toolCalls: [{ name: "shell", args: { command: "curl -X POST x" } }] },
+        { text: "ok" },
+      ],
+    });
+    const kit = await loopKit({ type: "operator", model, config: CONFIG, tools: [shell] });
+    const dying = dyingStore(kit.store, () => runs > 0, "killed");
+    const deps = { ...kit.deps, store: dying };
+    await expect(
+      sendUserMessage(kit.agent, await kit.session(), { content: "go" }, deps),
+    ).rejects.toThrow("killed");
+    const checkpoint = await kit.store.loadSession(kit.agent.id);
+    if (!checkpoint?.run_id) throw new Error("no checkpoint");
+    const resumed = await resumeSession(kit.agent, checkpoint, kit.deps);
+    expect(resumed.stopReason).toBe("end_turn");
+    const journal = await kit.store.listRunJournal(checkpoint.run_id);
+    expect(journal.map((entry) => entry.kind)).toEqual([
+      "begin",
+      "step",
+      "started",
+      "step",
+      "step",
+      "finish",
+    ]);
+    expect(replayRun(journal, kit.agent.config, kit.deps.tools, checkpoint.run_id)).toEqual({
+      matches: true,
+      steps: 4,
+      complete: true,
     });
   });
 });
