@@ -17,10 +17,17 @@ afterEach(async () => {
 type Answer = any;
 
 /** The official client has no replay or fork routes: those go through plain fetch. */
-async function post(path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
+async function post(
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; json: Answer }> {
   const response = await fetch(`${running().url}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: {
+      "content-type": "application/json",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, json: await response.json() };
@@ -160,5 +167,34 @@ describe("POST /v1/agents/{agent_id}/fork", () => {
     expect(typo.status).toBe(422);
     const missing = await post("/v1/agents/agent-nope/fork", { run_id: "r" });
     expect(missing.status).toBe(404);
+  });
+});
+
+describe("tenancy", () => {
+  it("neither replays nor forks another project's agent, and a fork stays in its project", async () => {
+    server = await startTestServer({
+      tokens: new Map([
+        ["alpha-token", "alpha"],
+        ["beta-token", "beta"],
+      ]),
+    });
+    const alpha = server.client("alpha-token");
+    const agent = await alpha.agents.create({ agent_type: "letta_v1_agent" });
+    const answered = await alpha.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "remember I like tea" }],
+    });
+    const runId = answered.messages.find((m) => "run_id" in m && m.run_id)?.run_id;
+    expect((await post(`/v1/runs/${runId}/replay`, undefined, "beta-token")).status).toBe(404);
+    const stolen = await post(`/v1/agents/${agent.id}/fork`, { run_id: runId }, "beta-token");
+    expect(stolen.status).toBe(404);
+    expect((await post(`/v1/runs/${runId}/replay`, undefined, "alpha-token")).json.matches).toBe(
+      true,
+    );
+    const fork = await post(`/v1/agents/${agent.id}/fork`, { run_id: runId }, "alpha-token");
+    expect(fork.status).toBe(200);
+    await expect(server.client("beta-token").agents.retrieve(fork.json.id)).rejects.toMatchObject({
+      status: 404,
+    });
+    expect((await alpha.agents.retrieve(fork.json.id)).id).toBe(fork.json.id);
   });
 });

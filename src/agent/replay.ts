@@ -290,8 +290,10 @@ function withStatus(
   return state.pending.map((p, i) => (i === index ? { ...p, status } : p));
 }
 
+/** Steps are flat records: equal when every field is, whatever the order of their keys. */
 function sameStep(today: Step, recorded: JournalStep | Step): boolean {
-  return JSON.stringify(today) === JSON.stringify(recorded);
+  const canonical = (step: object) => JSON.stringify(step, Object.keys(step).sort());
+  return canonical(today) === canonical(recorded);
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
