@@ -185,3 +185,50 @@ describe("replay across a crash", () => {
     });
   });
 });
+
+describe("replay of other shapes of run", () => {
+  it("matches a memgpt run whose tools reply and pause, and names a heartbeat change", async () => {
+    const model = createSimModel({
+      script: [
+        { toolCalls: [{ name: "send_message", args: { message: "hi", request_heartbeat: true } }] },
+        {
+          toolCalls: [{ name: "pause_heartbeats", args: { minutes: 5, request_heartbeat: false } }],
+        },
+      ],
+    });
+    const kit = await loopKit({ type: "memgpt_agent", model });
+    const turn = await sendUserMessage(kit.agent, await kit.session(), { content: "go" }, kit.deps);
+    expect(turn.state.phase).toBe("paused");
+    const runId = turn.state.run_id ?? "";
+    const journal = await kit.store.listRunJournal(runId);
+    expect(replayRun(journal, kit.agent.config, kit.deps.tools, runId)).toMatchObject({
+      matches: true,
+      complete: true,
+    });
+    const exits = [{ type: "exit_loop" as const, tool_name: "send_message" }];
+    const strict = { ...kit.agent.config, rules: exits };
+    expect(replayRun(journal, strict, kit.deps.tools, runId)).toMatchObject({
+      matches: false,
+      actual: "end the turn (tool_rule)",
+    });
+  });
+
+  it("matches a run still waiting for approval so far, and says it has not ended", async () => {
+    const rules: ToolRule[] = [{ type: "requires_approval", tool_name: "memory_insert" }];
+    const model = createSimModel({ script: [insert("tea")] });
+    const kit = await loopKit({ type: "letta_v1_agent", model, rules });
+    const asked = await sendUserMessage(
+      kit.agent,
+      await kit.session(),
+      { content: "go" },
+      kit.deps,
+    );
+    const runId = asked.state.run_id ?? "";
+    const journal = await kit.store.listRunJournal(runId);
+    expect(replayRun(journal, kit.agent.config, kit.deps.tools, runId)).toEqual({
+      matches: true,
+      steps: 3,
+      complete: false,
+    });
+  });
+});
