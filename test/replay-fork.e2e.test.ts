@@ -153,6 +153,14 @@ describe("POST /v1/agents/{agent_id}/fork", () => {
     expect(forked.json.model ?? forked.json.llm_config?.handle).toContain("sim/other");
     const asked = await say(forked.json.id, "remember I like soup");
     expect(asked.response.stop_reason.stop_reason).toBe("requires_approval");
+
+    const memgpt = await post(`/v1/agents/${agent.id}/fork`, {
+      message_id: reply?.id,
+      agent_type: "memgpt_agent",
+    });
+    expect(memgpt.status).toBe(200);
+    expect(memgpt.json.agent_type).toBe("memgpt_agent");
+    expect(await human(memgpt.json.id)).toContain("I like tea");
   });
 
   it("answers 422 with the field for a bad point and 404 for an unknown agent", async () => {

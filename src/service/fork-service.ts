@@ -6,6 +6,7 @@ import type { AgentMessage } from "../records/messages.js";
 import { newSessionState } from "../records/session-state.js";
 import { ToolRule, uniqueToolRules } from "../records/tool-rule.js";
 import { newAgent } from "../runtime/new-agent.js";
+import { checkOverrides } from "../types/override-check.js";
 import {
   agentState,
   type ResolvedAgent,
@@ -128,6 +129,9 @@ export class ForkService {
     }
     const problem = body.model ? this.ctx.checkModel(body.model) : undefined;
     if (problem) errors.push({ path: "model", message: problem });
+    // The source's own overrides must fit the new type, as they must at creation.
+    const widened = type ? checkOverrides(type, source.overrides, this.ctx.config.catalogue) : [];
+    for (const error of widened) errors.push({ ...error, path: "agent_type" });
     if (!type || errors.length > 0) throw new ValidationError("invalid fork", errors);
     return type;
   }
