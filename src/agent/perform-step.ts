@@ -25,22 +25,13 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 export type PerformedStep = Exclude<Step, { kind: "finish" } | { kind: "await_children" }>;
 
 /** A step's effect with what it was given from outside, for the run journal. */
-type Performed = Applied & { input?: StepInput };
+export type Performed = Applied & { input?: StepInput };
 
 /**
- * Does one step's I/O and returns what to commit. Everything it decides, it leaves to apply.
- * The journal entry it adds records the step and its input, so a replay can feed it back.
+ * Does one step's I/O and returns what to commit, with the input it got from outside (the
+ * runner journals it with `journaled`). Everything it decides, it leaves to apply.
  */
 export async function performStep(
-  ctx: TurnContext,
-  state: SessionState,
-  step: PerformedStep,
-): Promise<Applied> {
-  const { input = { type: "none" }, ...applied } = await perform(ctx, state, step);
-  return { ...applied, journal: [...(applied.journal ?? []), { kind: "step", step, input }] };
-}
-
-async function perform(
   ctx: TurnContext,
   state: SessionState,
   step: PerformedStep,
@@ -261,6 +252,12 @@ export function toolChoiceFor(config: LoopConfig, state: SessionState): "auto" |
   const forced =
     config.capabilities.reply_via === "send_message" || mustCallTool(config.rules, ruleState);
   return forced ? "required" : "auto";
+}
+
+/** The step's effect with its run journal entry: the step and what it was given. */
+export function journaled(performed: Performed, step: PerformedStep): Applied {
+  const { input = { type: "none" }, ...applied } = performed;
+  return { ...applied, journal: [...(applied.journal ?? []), { kind: "step", step, input }] };
 }
 
 /** What the journal keeps of a response: what apply reads, without the fallbacks' story. */

@@ -23,7 +23,7 @@ import { checkCall } from "./execute-tool.js";
 import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
-import { performStep } from "./perform-step.js";
+import { journaled, performStep } from "./perform-step.js";
 
 /** The agent as one turn needs it. */
 export interface TurnAgent {
@@ -246,7 +246,8 @@ async function runUntilStop(ctx: TurnContext, initial: SessionState): Promise<Tu
       continue;
     }
     if (step.kind === "run_tool") state = await markStartedIfUnsafe(ctx, state, step.index);
-    const applied = await performStep(ctx, state, step);
+    // Journaled here, not in performStep: an extra await there would move the DST's schedules.
+    const applied = journaled(await performStep(ctx, state, step), step);
     // A step that ends the turn is committed together with the turn's end: one write, not two.
     const after = nextStep(applied.state, ctx.agent.config);
     if (after.kind === "finish" && !ctx.deps.signal?.aborted)
