@@ -27,7 +27,8 @@ describe("holdfast replay", () => {
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${server?.url}${path}`, {
       method,
-      headers: { "content-type": "application/json" },
+      // spawnSync blocks this process for seconds: a kept-alive socket may be closed meanwhile.
+      headers: { "content-type": "application/json", connection: "close" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return (await response.json()) as Record<string, unknown>;
