@@ -1,5 +1,8 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./cli.js";
+import { tempDir } from "./support/temp-dirs.js";
 
 describe("holdfast types", () => {
   it("lists every built-in type", () => {
@@ -27,5 +30,26 @@ describe("holdfast types", () => {
     const result = runCli(["types", "show", "ghost"]);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("unknown agent type 'ghost'; known types: memgpt_agent");
+  });
+
+  it("says what each memory depth does (issue 13)", () => {
+    expect(runCli(["types", "show", "qa_assistant"]).stdout).toContain(
+      "nothing from earlier turns is in context",
+    );
+    expect(runCli(["types", "show", "tutor"]).stdout).toMatch(
+      /only the current session's history is in context \(a session ends when the client ends it or after 60 idle minutes\)/,
+    );
+    expect(runCli(["types", "show", "memgpt_agent"]).stdout).toContain(
+      "the oldest is summarised once it outgrows the context window",
+    );
+    const file = join(tempDir("holdfast-types-"), "holdfast.yaml");
+    writeFileSync(
+      file,
+      "types:\n  learner:\n    extends: letta_v1_agent\n    memory: { depth: learning, recall_tokens: 800 }\n",
+    );
+    const learner = runCli(["types", "show", "learner", "-c", file]);
+    expect(learner.status).toBe(0);
+    expect(learner.stdout).toContain("up to 800 tokens of the most relevant archival passages");
+    expect(learner.stdout).toContain("writes what it learned to archival memory");
   });
 });

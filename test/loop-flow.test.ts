@@ -119,7 +119,7 @@ describe("tool rules", () => {
 });
 
 describe("context window", () => {
-  it("leaves the oldest messages out of the request, tells the model, and deletes nothing", async () => {
+  it("folds the oldest messages into a summary at the head of the request, and deletes nothing", async () => {
     const model = createSimModel({ contextWindow: 5000 });
     const kit = await loopKit({ type: "tutor", model });
     let state = await kit.session();
@@ -134,7 +134,7 @@ describe("context window", () => {
       ).state;
     }
     const last = model.requests.at(-1);
-    expect(last?.messages[0]?.content).toMatch(/earlier messages are outside the context window/);
+    expect(last?.messages[0]?.content).toMatch(/Summary of the \d+ earlier messages/);
     expect(last?.messages.length).toBeLessThan(80);
     expect(await kit.messages(kit.agent.id)).toHaveLength(80);
   });

@@ -31,5 +31,16 @@ export type LoopEvent =
       kind: string;
       message: string;
     }
+  /**
+   * The oldest messages were folded into the running summary (`folded`: how many it covers),
+   * or summarising them failed (`message`) and the previous summary stayed.
+   */
+  | {
+      type: "compaction";
+      step_id: string;
+      status: "summarised" | "failed";
+      folded: number;
+      message?: string;
+    }
   /** A step's model call waited `wait_ms` in the provider's rate-limit queue before it went. */
   | { type: "model_queued"; step_id: string; model: string; wait_ms: number };

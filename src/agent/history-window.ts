@@ -28,3 +28,17 @@ export class HistoryWindow {
       this.#messages = this.#messages.slice(-this.capacity);
   }
 }
+
+/**
+ * The messages after `markerId`, the newest message when the context was reset. A window that
+ * does not hold the marker is all newer than it (a window is the newest messages), so it is
+ * kept whole.
+ */
+export function afterReset(
+  messages: readonly AgentMessage[],
+  markerId: string | undefined,
+): AgentMessage[] {
+  if (markerId === undefined) return [...messages];
+  const at = messages.findIndex((message) => message.id === markerId);
+  return at === -1 ? [...messages] : messages.slice(at + 1);
+}

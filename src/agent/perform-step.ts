@@ -9,8 +9,11 @@ import type { ReasoningSettings } from "../types/agent-type.js";
 import { type Applied, applyModelResponse, applyToolResult, closePending } from "./apply.js";
 import { applyApprovalRequest } from "./approvals.js";
 import { applySpawned } from "./children.js";
+import { compactHistory } from "./compaction.js";
+import { contextPreface, historyInScope } from "./context-scope.js";
 import type { Step } from "./decide.js";
 import { checkCall, executeTool } from "./execute-tool.js";
+import { afterReset } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stepMessageId } from "./message-factory.js";
 import { buildRequest } from "./prompt.js";
@@ -19,7 +22,7 @@ import { allowedByRules, mustCallTool } from "./tool-rules.js";
 import { applyVerifierStarted, applyVerifierUnavailable, verifierTask } from "./verify.js";
 
 export const DEFAULT_HISTORY_LIMIT = 200;
-const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 /** A step the runner performs (finishing and waiting are not steps it performs). */
 export type PerformedStep = Exclude<Step, { kind: "finish" } | { kind: "await_children" }>;
@@ -77,6 +80,7 @@ export async function performStep(
           clock: ctx.deps.clock,
           // A provider may reuse a call id in a later response of the run; the step's id is not.
           idempotencyKey: `${state.run_id}:${state.step_id}:${call.tool_call.tool_call_id}`,
+          runId: state.run_id,
         },
       );
       const applied = applyToolResult(state, step.index, result, stamp, config, executed);
@@ -188,23 +192,33 @@ async function callModel(
 ): Promise<Performed> {
   const { deps, agent } = ctx;
   const stepId = deps.ids.next("step");
-  const withStep = { ...state, step_id: stepId };
+  let withStep: SessionState = { ...state, step_id: stepId };
   const stamp = { runId: state.run_id, stepId, nowMs: deps.clock.now() };
   const tools = toolsForCall(agent.config, deps.tools, state, final);
   const caps = agent.config.capabilities;
   const forced = toolChoiceFor(agent.config, state) === "required";
   const recent = await recentHistory(ctx);
-  const history = caps.include_history ? recent : recent.filter((m) => m.run_id === state.run_id);
-  const built = buildRequest({
-    systemPrompt: agent.systemPrompt,
-    blocks: ctx.memory.blocks(),
-    capabilities: caps,
-    history,
-    tools,
-    toolChoice: forced ? "required" : "auto",
-    contextWindow: deps.model.contextWindow,
-    maxOutputTokens: deps.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-  });
+  const build = (current: SessionState) =>
+    buildRequest({
+      systemPrompt: agent.systemPrompt,
+      blocks: ctx.memory.blocks(),
+      capabilities: caps,
+      history: historyInScope(recent, current, caps),
+      preface: contextPreface(current),
+      tools,
+      toolChoice: forced ? "required" : "auto",
+      contextWindow: deps.model.contextWindow,
+      maxOutputTokens: deps.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    });
+  let built = build(withStep);
+  if (built.ok && built.evicted > 0 && caps.memory.depth !== "stateless") {
+    // The history outgrew the window: fold its oldest part into the summary, committed with
+    // this step; if that fails, the turn goes on with the previous summary and what fits.
+    const compactDeps = { model: deps.model, agentId: agent.id, ...eventsAndSignal(deps) };
+    const scoped = historyInScope(recent, withStep, caps);
+    withStep = await compactHistory(compactDeps, withStep, scoped, built.budget, stepId);
+    built = build(withStep);
+  }
   const offer = { step_id: stepId, offered: tools.map((tool) => tool.name) };
   const offered = { ...offer, tool_choice: forced ? ("required" as const) : ("auto" as const) };
   if (!built.ok) {
@@ -266,12 +280,19 @@ function recorded(response: ModelResponse): RecordedResponse {
   return kept;
 }
 
+function eventsAndSignal(deps: TurnContext["deps"]) {
+  return {
+    ...(deps.onEvent && { onEvent: deps.onEvent }),
+    ...(deps.signal && { signal: deps.signal }),
+  };
+}
+
 /** The newest messages, from the activation's window when it has one, else from the store. */
 async function recentHistory(ctx: TurnContext) {
   const limit = ctx.deps.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-  return (
-    ctx.deps.history?.recent(limit) ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit))
-  );
+  const recent =
+    ctx.deps.history?.recent(limit) ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit));
+  return afterReset(recent, ctx.agent.contextAfter);
 }
 
 function streamDeltas(ctx: TurnContext, stepId: string): ((delta: ModelDelta) => void) | undefined {

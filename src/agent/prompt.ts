@@ -3,7 +3,7 @@ import type { CoreBlock } from "../memory/core-block.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
-import { estimateTokens, fitHistory } from "./context-window.js";
+import { estimateTokens, fitHistory, messageTokens } from "./context-window.js";
 import { toModelMessages } from "./history.js";
 
 export interface PromptInput {
@@ -11,6 +11,8 @@ export interface PromptInput {
   blocks: readonly CoreBlock[];
   capabilities: EffectiveCapabilities;
   history: readonly AgentMessage[];
+  /** Messages that open the conversation before the history (summary, recall); always kept. */
+  preface?: readonly ModelMessage[];
   /** Declarations of the tools to offer on this call, in order. */
   tools: readonly ToolDeclaration[];
   toolChoice: ModelRequest["toolChoice"];
@@ -19,7 +21,8 @@ export interface PromptInput {
 }
 
 export type BuiltPrompt =
-  | { ok: true; request: ModelRequest; evicted: number }
+  /** `budget`: the tokens the history could take; `evicted`: messages left out to fit it. */
+  | { ok: true; request: ModelRequest; evicted: number; budget: number }
   | { ok: false; systemTokens: number };
 
 /** Builds one model request; fails only when the system prompt alone cannot fit the window. */
@@ -30,18 +33,22 @@ export function buildRequest(input: PromptInput): BuiltPrompt {
     input.capabilities.memory.core_memory,
   );
   const tools = input.tools.map((tool) => toolSpec(tool, input.capabilities));
-  const fixedTokens = estimateTokens(system) + estimateTokens(JSON.stringify(tools));
+  const preface = input.preface ?? [];
+  const fixedTokens =
+    estimateTokens(system) +
+    estimateTokens(JSON.stringify(tools)) +
+    preface.reduce((sum, message) => sum + messageTokens(message), 0);
   const budget = input.contextWindow - input.maxOutputTokens - fixedTokens;
   if (budget <= 0) return { ok: false, systemTokens: fixedTokens };
   const fitted = fitHistory(toModelMessages(input.history), budget);
   const request: ModelRequest = {
     system,
-    messages: ensureUserFirst(fitted.messages),
+    messages: ensureUserFirst([...preface, ...fitted.messages]),
     tools,
     maxOutputTokens: input.maxOutputTokens,
     toolChoice: tools.length === 0 ? "none" : input.toolChoice,
   };
-  return { ok: true, request, evicted: fitted.evicted };
+  return { ok: true, request, evicted: fitted.evicted, budget };
 }
 
 /** Some providers refuse a conversation that does not open with the user. */

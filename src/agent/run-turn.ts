@@ -7,7 +7,7 @@ import type { ClientTool } from "../records/client-tool.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import type { JournalEntry } from "../records/run-journal.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
-import type { TurnStore } from "../storage/turn-store.js";
+import type { MessageSearch, TurnStore } from "../storage/turn-store.js";
 import {
   safeToRerun,
   type ToolImplementation,
@@ -24,12 +24,17 @@ import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
 import { journaled, performStep } from "./perform-step.js";
+import { recallFor } from "./recall.js";
+import { endRun, newRun } from "./run-record.js";
+import { sessionForTurn } from "./session-end.js";
 
 /** The agent as one turn needs it. */
 export interface TurnAgent {
   readonly id: string;
   readonly systemPrompt: string;
   readonly config: LoopConfig;
+  /** The model sees only history after this message (a context reset); all of it if absent. */
+  readonly contextAfter?: string | undefined;
 }
 
 /** Everything a turn does I/O through. Tests and simulations pass their own. */
@@ -193,7 +198,16 @@ async function startTurn(
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const runId = chosen.runId ?? deps.ids.next("run");
-  const started = beginTurnState(state, runId, chosen.clientTools);
+  const session = await sessionForTurn(agent, state, deps);
+  const started = {
+    ...beginTurnState(session, runId, chosen.clientTools),
+    recall: await recallFor(
+      ctx.memory,
+      body.content,
+      agent.config.capabilities.memory.recall_tokens,
+      runId,
+    ),
+  };
   const stamp: MessageStamp = { runId, stepId: null, nowMs: deps.clock.now() };
   const first = stampMessage(stamp, deps.ids.next("message"), body, otid);
   const run = newRun(runId, agent.id, otid, stamp.nowMs);
@@ -212,7 +226,7 @@ async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> 
   const search = {
     searchPassages: (query: string, options: { tags?: readonly string[]; topK: number }) =>
       deps.store.searchPassages(agent.id, query, options),
-    searchMessages: (query: string, options: { roles?: readonly string[]; limit: number }) =>
+    searchMessages: (query: string, options: MessageSearch) =>
       deps.store.searchMessages(agent.id, query, options),
   };
   return {
@@ -318,58 +332,16 @@ async function finish(
   const journal = [...(last.journal ?? []), { kind: "finish" as const, stop_reason: stopReason }];
   const ended = await commit(
     ctx,
-    { state: { ...state, phase, stop_reason: stopReason }, messages: last.messages, journal },
+    {
+      state: { ...state, phase, stop_reason: stopReason, last_active_ms: ctx.deps.clock.now() },
+      messages: last.messages,
+      journal,
+    },
     run ? endRun(run, stopReason, ctx.deps.clock.now(), state) : undefined,
   );
   ctx.deps.onEvent?.({ type: "stop", stop_reason: stopReason });
   ctx.deps.onEvent?.({ type: "usage", usage: ended.usage });
   return result(ctx, ended);
-}
-
-function newRun(id: string, agentId: string, key: string | null, nowMs: number): RunRecord {
-  return {
-    id,
-    agent_id: agentId,
-    status: "running",
-    stop_reason: null,
-    idempotency_key: key,
-    created_at_ms: nowMs,
-    completed_at_ms: null,
-    usage: null,
-    verification: null,
-    models: [],
-  };
-}
-
-const FAILED: ReadonlySet<StopReason> = new Set([
-  "error",
-  "llm_api_error",
-  "invalid_llm_response",
-  "context_window_overflow_in_system_prompt",
-]);
-
-/** A run waiting for approval is still running: the approval continues it. */
-function endRun(
-  run: RunRecord,
-  stopReason: StopReason,
-  nowMs: number,
-  state: SessionState,
-): RunRecord {
-  const { usage, verification: v, models } = state;
-  if (stopReason === "requires_approval") return { ...run, stop_reason: stopReason, usage, models };
-  const status =
-    stopReason === "cancelled" ? "cancelled" : FAILED.has(stopReason) ? "failed" : "completed";
-  const verification =
-    v && v.passed !== null ? { passed: v.passed, rounds: v.rounds, findings: v.findings } : null;
-  return {
-    ...run,
-    status,
-    stop_reason: stopReason,
-    completed_at_ms: nowMs,
-    usage,
-    verification,
-    models,
-  };
 }
 
 function result(ctx: TurnContext, state: SessionState): TurnResult {

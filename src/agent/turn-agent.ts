@@ -14,10 +14,12 @@ export function createTurnAgent(options: {
   rules?: readonly ToolRule[];
   catalogue: ToolCatalogue;
   approvalTimeoutMs?: number;
+  contextAfter?: string | undefined;
 }): TurnAgent {
   const overrides = options.overrides ?? {};
   return {
     id: options.id,
+    contextAfter: options.contextAfter,
     systemPrompt: overrides.system_prompt ?? options.type.system_prompt,
     config: {
       capabilities: effectiveCapabilities(options.type, overrides, options.catalogue),

@@ -6,6 +6,7 @@ import { builtinImplementations } from "../server/builtin-tools.js";
 import { LiveToolCatalogue } from "../tools/live-catalogue.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
+import { depthBehaviour } from "../types/depth-behaviour.js";
 import { loadConfigOrExit } from "./load.js";
 
 interface TypesOptions {
@@ -77,6 +78,7 @@ function formatCapabilities(caps: EffectiveCapabilities): string {
     `  tool access    ${caps.access}, policy profile ${caps.policy_profile}`,
     `  heartbeats     ${caps.heartbeats ? "on" : "off"}`,
     `  memory         ${caps.memory.depth}; core ${onOff(caps.memory.core_memory)}, archival ${onOff(caps.memory.archival)}, conversation search ${onOff(caps.memory.conversation_search)}`,
+    `                 ${depthBehaviour(caps.memory)}`,
     `  limits         ${caps.limits.max_iterations} iterations, ${caps.limits.max_tool_calls_per_turn} tool calls and ${caps.limits.max_tokens_per_turn} tokens per turn, spawn depth ${caps.limits.max_spawn_depth}`,
     `  isolation      ${caps.isolation.read_only ? "read-only" : "read-write"}, workspace ${caps.isolation.workspace_root ?? "(server default)"}, network ${onOff(caps.isolation.network)}`,
     `  offered tools${caps.offered.length === 0 ? "  (none)" : ""}`,

@@ -1,4 +1,5 @@
 import type { CoreBlock, MessageHit, Passage } from "../records/memory-records.js";
+import type { MessageSearch } from "../storage/turn-store.js";
 
 export type { MessageHit, Passage };
 
@@ -8,10 +9,7 @@ export interface MemorySearch {
     query: string,
     options: { tags?: readonly string[]; topK: number },
   ): Promise<Passage[]>;
-  searchMessages(
-    query: string,
-    options: { roles?: readonly string[]; limit: number },
-  ): Promise<MessageHit[]>;
+  searchMessages(query: string, options: MessageSearch): Promise<MessageHit[]>;
 }
 
 /**

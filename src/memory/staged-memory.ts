@@ -1,6 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import type { IdSource } from "../core/ids.js";
 import type { CoreBlock, MemoryChanges, Passage } from "../records/memory-records.js";
+import type { MessageSearch } from "../storage/turn-store.js";
 import type { AgentMemory, MemorySearch } from "./agent-memory.js";
 
 /**
@@ -47,7 +48,7 @@ export class StagedMemory implements AgentMemory {
     return this.search.searchPassages(query, options);
   }
 
-  searchMessages(query: string, options: { roles?: readonly string[]; limit: number }) {
+  searchMessages(query: string, options: MessageSearch) {
     return this.search.searchMessages(query, options);
   }
 

@@ -15,6 +15,8 @@ export interface AgentChange {
   tags?: string[];
   metadata?: Record<string, unknown>;
   description?: string | null;
+  /** Resets the model's context to the messages after this one (see AgentRecord). */
+  context_after?: string;
 }
 
 /** A conditional change found the record changed since its caller read it. */

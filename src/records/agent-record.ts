@@ -43,6 +43,11 @@ export const AgentRecord = z.object({
   description: z.string().nullable().default(null),
   /** The agent that spawned it (a sub-agent), or null for an agent a user created. */
   parent_id: z.string().nullable().default(null),
+  /**
+   * The newest message when the agent's context was last reset (Letta's `reset-messages`):
+   * the model sees only messages after it; older ones stay stored and searchable.
+   */
+  context_after: z.string().optional(),
   created_at_ms: z.number(),
   updated_at_ms: z.number(),
 });

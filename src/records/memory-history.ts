@@ -32,6 +32,19 @@ export const MemoryVersion = z.object({
 });
 export type MemoryVersion = z.infer<typeof MemoryVersion>;
 
+/**
+ * A new agent's memory changes. Created with history (an imported agent), what came before
+ * its blocks is unknown: its memory history begins, with a baseline, after that history.
+ */
+export function createdWith(
+  blocks: readonly CoreBlock[],
+  messages: number,
+): { position: number; changes: MemoryChange[] } {
+  const written = blocks.map((block) => ({ kind: "block" as const, block }));
+  if (messages === 0) return { position: 0, changes: written };
+  return { position: committedAt(messages), changes: [{ kind: "baseline" }, ...written] };
+}
+
 /** The position of a change made by a commit that leaves the agent with `messages` messages. */
 export const committedAt = (messages: number): number => 2 * messages;
 /** The position of a change made between commits, when the agent has `messages` messages. */

@@ -13,10 +13,12 @@ import { StopReason, ToolCall } from "./messages.js";
  * tool that is not idempotent is `started` before it runs; earlier rows have no such calls.
  * 4 — client tools: `client_tools` (the run's tools its caller runs); older rows read with none.
  * 5 — fallbacks: `models` (the handles that answered this turn); older rows read with none.
- * Readable versions: [1, 2, 3, 4, 5].
+ * 6 — memory depths and compaction (issue 13): `history_after`, `last_active_ms`, `summary`,
+ * `recall` and `learning`; older rows read with none of them (all history, no summary).
+ * Readable versions: [1, 2, 3, 4, 5, 6].
  */
-export const SESSION_STATE_VERSION = 5;
-export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3, 4, 5];
+export const SESSION_STATE_VERSION = 6;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
 
 export const PendingCall = z.object({
   tool_call: ToolCall,
@@ -65,12 +67,39 @@ export const Verification = z.object({
 });
 export type Verification = z.infer<typeof Verification>;
 
+/**
+ * The recursive summary of the oldest messages (Letta's summarising compaction): each new
+ * summary folds in the one before. Committed with the step that made it, never recomputed.
+ */
+export const HistorySummary = z.object({
+  text: z.string(),
+  /** The newest message it covers: the context shows only the messages after it. */
+  through_id: z.string().nullable(),
+  /** How many messages the summaries have folded in so far. */
+  folded: z.int().min(0),
+  /** The last summarising that failed (the previous summary stayed), or null. */
+  last_error: z.string().nullable().default(null),
+  /** The run in which it failed: a turn tries once, not at every one of its model calls. */
+  failed_in_run: z.string().nullable().default(null),
+});
+export type HistorySummary = z.infer<typeof HistorySummary>;
+
+/** A `learning` agent's pending step: write what the session `session_id` taught it. */
+export const PendingLearning = z.object({
+  session_id: z.string(),
+  /** The session's messages are those after `after_id` (null: from the first) up to `through_id`. */
+  after_id: z.string().nullable(),
+  through_id: z.string(),
+});
+export type PendingLearning = z.infer<typeof PendingLearning>;
+
 export const SessionState = z.object({
   version: z.union([
     z.literal(1),
     z.literal(2),
     z.literal(3),
     z.literal(4),
+    z.literal(5),
     z.literal(SESSION_STATE_VERSION),
   ]),
   session_id: z.string(),
@@ -109,6 +138,16 @@ export const SessionState = z.object({
   usage: Usage,
   /** The model handles that answered this turn's calls, each once, in order of first answer. */
   models: z.array(z.string()).default([]),
+  /** The newest message before this session began (null: it began with the agent). */
+  history_after: z.string().nullable().default(null),
+  /** When the last turn ended: a session idle for longer than its type allows ends. */
+  last_active_ms: z.number().nullable().default(null),
+  /** The summary of messages folded out of the context, or null while none were. */
+  summary: HistorySummary.nullable().default(null),
+  /** What `learning` recall put into this turn's context (kept so a resumed turn sees the same). */
+  recall: z.string().nullable().default(null),
+  /** A finished session whose lessons are still to be written to archival memory. */
+  learning: PendingLearning.nullable().default(null),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -136,6 +175,11 @@ export function newSessionState(sessionId: string): SessionState {
     client_tools: [],
     usage: { prompt_tokens: 0, completion_tokens: 0, step_count: 0 },
     models: [],
+    history_after: null,
+    last_active_ms: null,
+    summary: null,
+    recall: null,
+    learning: null,
   };
 }
 
@@ -154,6 +198,11 @@ export function beginTurnState(
     run_id: runId,
     approved_tools: state.approved_tools,
     client_tools: [...clientTools],
+    // What belongs to the session, not the turn, carries on.
+    history_after: state.history_after,
+    last_active_ms: state.last_active_ms,
+    summary: state.summary,
+    learning: state.learning,
   };
 }
 

@@ -81,6 +81,7 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
     overrides: parsed.data,
     rules: record.tool_rules,
     catalogue,
+    contextAfter: record.context_after,
   });
   const caps = agent.config.capabilities;
   return {

@@ -253,6 +253,10 @@ export class EmbeddedEngine implements Engine {
     });
   }
 
+  endSession(agentId: string, sessionId: string): Promise<SessionState> {
+    return this.#sessions.end(agentId, sessionId);
+  }
+
   transferSession(sourceId: string, sessionId: string, targetId: string): Promise<SessionState> {
     return this.#sessions.transfer(sourceId, sessionId, targetId);
   }

@@ -82,6 +82,11 @@ export interface Engine {
 
   /** The agent's session checkpoint, after any interrupted turn finished. */
   session(agentId: string): Promise<SessionState>;
+  /**
+   * Ends the agent's (idle) session `sessionId` and begins the next; a `learning` agent writes
+   * what the session taught it to archival memory. Returns the new session's checkpoint.
+   */
+  endSession(agentId: string, sessionId: string): Promise<SessionState>;
   /** Hands a session to another (idle) agent. */
   transferSession(sourceId: string, sessionId: string, targetId: string): Promise<SessionState>;
 

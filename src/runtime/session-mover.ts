@@ -1,4 +1,5 @@
 import { DEFAULT_HISTORY_LIMIT } from "../agent/perform-step.js";
+import { endSession } from "../agent/session-end.js";
 import { ConflictError, NotFoundError } from "../core/errors.js";
 import type { RunRecord } from "../records/agent-record.js";
 import type { AgentMessage } from "../records/messages.js";
@@ -64,6 +65,21 @@ export class SessionMover {
       this.timers.notice(fresh);
     });
     return moved;
+  }
+
+  /** Ends an idle session in the agent's mailbox; the next begins (see `endSession`). */
+  end(agentId: string, sessionId: string): Promise<SessionState> {
+    return this.dispatcher.submit(agentId, async (activation) => {
+      await this.turns.finishInterrupted(activation);
+      const { state } = activation;
+      if (state.session_id !== sessionId)
+        throw new NotFoundError("session", sessionId, [state.session_id]);
+      const result = await this.turns.run(activation, async (deps) => {
+        const next = await endSession(activation.agent, activation.state, deps);
+        return { state: next, messages: [], stopReason: "end_turn", usage: next.usage };
+      });
+      return result.state;
+    });
   }
 
   /** The target's half of a handoff: it must be idle; it takes the session and its messages. */

@@ -5,7 +5,9 @@ import { bodyLimit } from "hono/body-limit";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
+import type { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import type { AgentService } from "../service/agent-service.js";
+import type { CatalogService } from "../service/catalog-service.js";
 import type { ChainService } from "../service/chain-service.js";
 import type { ForkService } from "../service/fork-service.js";
 import type { McpServerService } from "../service/mcp-server-service.js";
@@ -19,13 +21,16 @@ import { type AppEnv, authenticate } from "./auth.js";
 import { refuseDeepBodies } from "./body-depth.js";
 import { body, errorResponse } from "./error-response.js";
 import { type LogSink, requestLog } from "./request-log.js";
+import { agentMaintenanceRoutes } from "./routes/agent-maintenance.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
 import { agentRoutes } from "./routes/agents.js";
+import { catalogRoutes } from "./routes/catalog.js";
 import { chainRoutes } from "./routes/chains.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
+import { refusedRoutes } from "./routes/refusals.js";
 import { replayForkRoutes } from "./routes/replay-fork.js";
 import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -48,6 +53,10 @@ export interface Services {
   /** Replaying runs against today's config, forking agents at a point of their history. */
   replay?: ReplayService;
   forks?: ForkService;
+  /** Agent files, the context window, resetting the context. */
+  maintenance?: AgentMaintenanceService;
+  /** Tags, models and tool search across the server. */
+  catalog?: CatalogService;
 }
 
 export interface AppOptions {
@@ -121,8 +130,13 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
 
   healthRoutes(app, options.version);
   agentTypeRoutes(app, options.config);
+  refusedRoutes(app);
   if (options.services) {
+    // Before the agent routes: `/v1/agents/import` must not be read as an agent id.
+    if (options.services.maintenance) agentMaintenanceRoutes(app, options.services.maintenance);
     agentRoutes(app, options.services.agents);
+    // Before the tool routes: `POST /v1/tools/search` is a search, not a tool to create.
+    if (options.services.catalog) catalogRoutes(app, options.services.catalog);
     messageRoutes(app, options.services.messages);
     memoryRoutes(app, options.services.memory);
     toolRoutes(app, options.services.tools);

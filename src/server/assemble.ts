@@ -13,7 +13,9 @@ import { checkProviderReady } from "../llm/provider-settings.js";
 import { providerLimiters } from "../llm/rate-limit.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
+import { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import { AgentService } from "../service/agent-service.js";
+import { CatalogService } from "../service/catalog-service.js";
 import { ChainService } from "../service/chain-service.js";
 import { ForkService } from "../service/fork-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
@@ -194,6 +196,8 @@ async function wire(
     chainsFailed,
     services: {
       agents: new AgentService(ctx),
+      maintenance: new AgentMaintenanceService(ctx),
+      catalog: new CatalogService(ctx),
       messages: new MessageService(ctx),
       memory: new MemoryService(ctx),
       tools: new ToolService(ctx),

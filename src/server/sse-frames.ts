@@ -46,6 +46,7 @@ export class FrameMapper {
       // Letta's stream has no frame for it; the run's `models` and the event stream say it.
       case "model_fallback":
       case "model_queued":
+      case "compaction":
         return [];
     }
   }

@@ -34,7 +34,7 @@ export interface ToolFilters {
 
 /** Why Holdfast refuses to create, change or delete tools through the API. */
 export const CUSTOM_TOOLS_UNSUPPORTED =
-  "custom tools with source code are not supported by Holdfast; built-in tools and MCP servers are (add one through /v1/mcp-servers or mcp_servers in holdfast.yaml)";
+  "custom tools with source code are not supported by Holdfast, which runs no Python it is sent; serve the tool from an MCP server (POST /v1/mcp-servers or mcp_servers in holdfast.yaml) or run it in your own code as a client tool (client_tools on the message request)";
 
 /**
  * Tools: the server's catalogue (built-in tools and MCP servers' tools), and which of them each agent has. Attaching

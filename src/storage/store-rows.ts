@@ -81,7 +81,15 @@ export function validateNewAgent(created: NewAgent): NewAgent {
     "block label",
     "blocks",
   );
-  return { agent, blocks };
+  const messages = (created.messages ?? []).map((m, i) =>
+    parseInput(AgentMessage, m, ["messages", i]),
+  );
+  rejectDuplicates(
+    messages.map((m) => m.id),
+    "message id",
+    "messages",
+  );
+  return { agent, blocks, messages };
 }
 
 /**

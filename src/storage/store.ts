@@ -48,6 +48,11 @@ export interface ChainRunFilter {
 export interface NewAgent {
   agent: AgentRecord;
   blocks: CoreBlock[];
+  /**
+   * History it starts with (an imported agent's), oldest first, written in the same
+   * transaction: ids must be new, as for a step's messages.
+   */
+  messages?: AgentMessage[];
 }
 
 /**

@@ -16,6 +16,14 @@ export interface PassageSearch {
   toMs?: number;
 }
 
+/** How a conversation search filters: roles, and a run whose messages it leaves out. */
+export interface MessageSearch {
+  limit: number;
+  roles?: readonly string[];
+  /** Leave out this run's messages (the turn that searches: its own question is no answer). */
+  excludeRunId?: string;
+}
+
 /** Everything one step of the loop changed: committed together, or not at all. */
 export interface StepCommit {
   agentId: string;
@@ -37,11 +45,7 @@ export interface TurnStore {
   loadBlocks(agentId: string): Promise<CoreBlock[]>;
   /** The newest `limit` messages of the agent, oldest first. */
   recentMessages(agentId: string, limit: number): Promise<AgentMessage[]>;
-  searchMessages(
-    agentId: string,
-    query: string,
-    options: { roles?: readonly string[]; limit: number },
-  ): Promise<MessageHit[]>;
+  searchMessages(agentId: string, query: string, options: MessageSearch): Promise<MessageHit[]>;
   searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]>;
   getRun(runId: string): Promise<RunRecord | null>;
   /** Commits a step atomically: messages, memory changes, the session checkpoint and the run. */

@@ -22,6 +22,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Stable across retries of the same call, so an external effect can be made once. */
   readonly idempotencyKey: string;
+  /** The run the call belongs to: conversation search leaves its messages out. */
+  readonly runId?: string | null;
 }
 
 /** What a tool asks of the loop besides returning output. */

@@ -81,11 +81,25 @@ export const ToolSettings = z.strictObject({
 });
 export type ToolSettings = z.infer<typeof ToolSettings>;
 
+/**
+ * What an agent remembers. `depth`: `stateless` — nothing from earlier turns, no core memory;
+ * `session` — the history of the current session only; `persistent` — all history (the oldest
+ * summarised once it outgrows the context window); `learning` — as persistent, plus recall of
+ * the most relevant archival passages and past messages before each turn (within
+ * `recall_tokens`), and a lesson written to archival memory when a session ends.
+ */
 export const MemorySettings = z.strictObject({
   depth: MemoryDepth,
   blocks: z.array(CoreBlockTemplate),
   archival: z.boolean(),
   conversation_search: z.boolean(),
+  /**
+   * A session ends when the client ends it, or when the agent's next message comes after this
+   * many idle minutes; null: only the client ends it.
+   */
+  session_idle_minutes: z.int().min(1).max(525_600).nullable().default(60),
+  /** `learning`: the most tokens recalled memories may take in the context each turn. */
+  recall_tokens: z.int().min(0).max(100_000).default(1000),
 });
 export type MemorySettings = z.infer<typeof MemorySettings>;
 

@@ -40,6 +40,9 @@ export const EffectiveCapabilities = z.object({
     core_memory: z.boolean(),
     archival: z.boolean(),
     conversation_search: z.boolean(),
+    /** See MemorySettings: when an idle session ends, and the recall budget of `learning`. */
+    session_idle_minutes: z.int().nullable().default(60),
+    recall_tokens: z.int().default(1000),
   }),
   limits: Limits,
   isolation: z.object({

@@ -27,6 +27,8 @@ export function effectiveCapabilities(
       depth !== "stateless" &&
       type.memory.conversation_search &&
       overrides.memory?.conversation_search !== false,
+    session_idle_minutes: type.memory.session_idle_minutes,
+    recall_tokens: depth === "learning" ? type.memory.recall_tokens : 0,
   };
   const isolation = {
     read_only: type.isolation.read_only || overrides.isolation?.read_only === true,

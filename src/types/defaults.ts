@@ -15,7 +15,14 @@ export const SYSTEM_DEFAULTS: Omit<AgentType, "name"> = {
   system_prompt: DEFAULT_PROMPT,
   reply_via: "text",
   tools: { packs: [], include: [], allow: null, deny: [], access: "full", approval: "never" },
-  memory: { depth: "persistent", blocks: [], archival: true, conversation_search: true },
+  memory: {
+    depth: "persistent",
+    blocks: [],
+    archival: true,
+    conversation_search: true,
+    session_idle_minutes: 60,
+    recall_tokens: 1000,
+  },
   limits: {
     max_iterations: 10,
     max_tool_calls_per_turn: 50,

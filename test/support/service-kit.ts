@@ -6,7 +6,9 @@ import { createSimModel, type SimModel } from "../../src/llm/sim/sim-model.js";
 import { EmbeddedEngine } from "../../src/runtime/embedded-engine.js";
 import type { Services } from "../../src/server/app.js";
 import type { ServiceContext } from "../../src/service/agent-access.js";
+import { AgentMaintenanceService } from "../../src/service/agent-maintenance-service.js";
 import { AgentService } from "../../src/service/agent-service.js";
+import { CatalogService } from "../../src/service/catalog-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
 import { ForkService } from "../../src/service/fork-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
@@ -66,6 +68,8 @@ export function serviceKit(
     replay: new ReplayService(ctx),
     forks: new ForkService(ctx),
     chains: new ChainService(ctx, new ChainRunner({ store, engine: runtime, config, ids, clock })),
+    maintenance: new AgentMaintenanceService(ctx),
+    catalog: new CatalogService(ctx),
   };
   return { store, config, clock, ids, model, runtime, ctx, services };
 }

@@ -62,6 +62,23 @@ const transfer = createRoute({
   },
 });
 
+const end = createRoute({
+  method: "post",
+  path: "/v1/agents/{agent_id}/sessions/{session_id}/end",
+  tags: ["sessions"],
+  summary:
+    "End the (idle) session: a `session` agent forgets its history, a `learning` agent writes what it learned",
+  request: { params: SessionParams },
+  responses: {
+    200: {
+      description: "The checkpoint of the new session",
+      content: { "application/json": { schema: SessionState } },
+    },
+    409: { description: "The agent is in a turn" },
+    ...AGENT_ERRORS,
+  },
+});
+
 export function sessionRoutes(app: OpenAPIHono<AppEnv>, sessions: SessionService): void {
   app.openapi(resume, async (c) =>
     c.json(await sessions.resume(c.get("projectId"), c.req.valid("param").agent_id), 200),
@@ -69,6 +86,10 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, sessions: SessionService
   app.openapi(get, async (c) => {
     const { agent_id, session_id } = c.req.valid("param");
     return c.json(await sessions.get(c.get("projectId"), agent_id, session_id), 200);
+  });
+  app.openapi(end, async (c) => {
+    const { agent_id, session_id } = c.req.valid("param");
+    return c.json(await sessions.end(c.get("projectId"), agent_id, session_id), 200);
   });
   app.openapi(transfer, async (c) => {
     const { agent_id, session_id } = c.req.valid("param");

@@ -56,6 +56,40 @@ export function agentCases(t: ContractContext): void {
       expect(await t.store.getAgent("agent-2")).toBeNull();
     });
 
+    it("creates an agent with a history it starts with, searchable and listed in order", async () => {
+      const history = [
+        userMessage("message-i1", "hello kestrel"),
+        userMessage("message-i2", "two"),
+      ];
+      await t.store.createAgent({
+        agent: agentRecord("agent-imported"),
+        blocks: [block("persona")],
+        messages: history,
+      });
+      expect(ids(await t.store.listMessages("agent-imported", asc()))).toEqual([
+        "message-i1",
+        "message-i2",
+      ]);
+      expect(await t.store.countMessages("agent-imported")).toBe(2);
+      const hits = await t.store.searchMessages("agent-imported", "kestrel", { limit: 5 });
+      expect(hits.map((hit) => hit.id)).toEqual(["message-i1"]);
+    });
+
+    it("rejects a history message whose id is taken and creates nothing of the agent", async () => {
+      const id = await t.createAgent();
+      await t.store.commit(step(id, { messages: [userMessage("message-taken", "first")] }));
+      await expect(
+        t.store.createAgent({
+          agent: agentRecord("agent-late"),
+          blocks: [block("persona")],
+          messages: [userMessage("message-new", "a"), userMessage("message-taken", "b")],
+        }),
+      ).rejects.toMatchObject({ code: "CONFLICT" });
+      expect(await t.store.getAgent("agent-late")).toBeNull();
+      expect(await t.store.listMessages("agent-late", asc())).toEqual([]);
+      expect(await t.store.loadBlocks("agent-late")).toEqual([]);
+    });
+
     it("replaces an agent's record on update and keeps its blocks", async () => {
       const id = await t.createAgent();
       const updated = { ...agentRecord(id), name: "renamed", updated_at_ms: 5_000 };

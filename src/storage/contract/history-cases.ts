@@ -182,6 +182,56 @@ export function historyCases(t: ContractContext): void {
       expect(await t.store.searchMessages(id, "lighthouse", { roles: [], limit: 10 })).toEqual([]);
     });
 
+    it("finds a send_message reply by what it said, and leaves out a run's messages (issue 13)", async () => {
+      const id = await t.createAgent();
+      const base = { date: "2025-03-01T10:00:00.000Z", step_id: "step-9", otid: null };
+      const call = (callId: string, name: string, args: string): AgentMessage => ({
+        ...base,
+        id: `m-call-${callId}`,
+        run_id: "run-9",
+        message_type: "tool_call_message",
+        tool_call: { name, arguments: args, tool_call_id: callId },
+      });
+      const sent = (callId: string, name: string): AgentMessage => ({
+        ...base,
+        id: `m-ret-${callId}`,
+        run_id: "run-9",
+        message_type: "tool_return_message",
+        name,
+        tool_call_id: callId,
+        tool_return: "sent: the lighthouse answer",
+        status: "success",
+      });
+      await t.store.commit(
+        step(id, {
+          messages: [
+            userMessage("m-ask", "lighthouse again?"),
+            call(
+              "c1",
+              "send_message",
+              '{"message":"The lighthouse is red","request_heartbeat":false}',
+            ),
+            sent("c1", "send_message"),
+            call("c2", "conversation_search", '{"query":"lighthouse"}'),
+            sent("c2", "conversation_search"),
+            { ...userMessage("m-now", "where is the lighthouse"), run_id: "run-now" },
+          ],
+        }),
+      );
+      const hits = await t.store.searchMessages(id, "lighthouse", { limit: 10 });
+      expect(ids(hits).sort()).toEqual(["m-ask", "m-call-c1", "m-now"]);
+      expect(hits.find((hit) => hit.id === "m-call-c1")).toMatchObject({
+        role: "assistant",
+        text: "The lighthouse is red",
+      });
+      expect(await t.store.searchMessages(id, "heartbeat", { limit: 10 })).toEqual([]);
+      const others = await t.store.searchMessages(id, "lighthouse", {
+        limit: 10,
+        excludeRunId: "run-now",
+      });
+      expect(ids(others).sort()).toEqual(["m-ask", "m-call-c1"]);
+    });
+
     it("treats query text as words, never as query syntax", async () => {
       const id = await conversation();
       for (const query of ['"weather', "weather OR NEAR(", "weather*", "-weather ^ AND"]) {

@@ -1,10 +1,11 @@
 import {
   committedAt,
+  createdWith,
   editedAt,
   type MemoryChange,
   type MemoryVersion,
 } from "../../records/memory-history.js";
-import type { MemoryChanges } from "../../records/memory-records.js";
+import type { CoreBlock, MemoryChanges } from "../../records/memory-records.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import { copy } from "./rows.js";
 
@@ -32,9 +33,15 @@ export class InMemoryHistory {
     this.remember(agentId, changes, committedAt(messages));
   }
 
-  /** Changes made between commits; `messages` is null at the agent's creation. */
-  edited(agentId: string, changes: readonly MemoryChange[], messages: number | null): void {
-    this.remember(agentId, changes, messages === null ? 0 : editedAt(messages));
+  /** Changes made between commits, when the agent has `messages` messages. */
+  edited(agentId: string, changes: readonly MemoryChange[], messages: number): void {
+    this.remember(agentId, changes, editedAt(messages));
+  }
+
+  /** A new agent's blocks (`records/memory-history.ts`: `createdWith`). */
+  created(agentId: string, blocks: readonly CoreBlock[], messages: number): void {
+    const { position, changes } = createdWith(blocks, messages);
+    this.remember(agentId, changes, position);
   }
 
   memoryHistory(agentId: string): MemoryVersion[] {

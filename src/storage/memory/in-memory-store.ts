@@ -15,7 +15,7 @@ import type {
   Store,
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
-import type { PassageSearch, StepCommit } from "../turn-store.js";
+import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { InMemoryChainRuns } from "./chain-runs.js";
 import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
@@ -72,19 +72,23 @@ class InMemoryStore implements Store {
   }
 
   async createAgent(created: NewAgent): Promise<void> {
-    const { agent, blocks } = copy(validateNewAgent(created));
+    const { agent, blocks, messages = [] } = copy(validateNewAgent(created));
     if (this.agents.has(agent.id)) {
       throw new ConflictError(`agent '${agent.id}' already exists`);
     }
+    for (const message of messages) {
+      if (this.messageOrder.has(message.id))
+        throw new ConflictError(`message '${message.id}' already exists`);
+    }
+    for (const message of messages) this.messageOrder.set(message.id, ++this.messagesStored);
     this.agents.set(agent.id, {
       record: agent,
       blocks: new Map(blocks.map((block) => [block.label, block])),
-      messages: [],
+      messages,
       passages: [],
       session: null,
     });
-    const changes = blocks.map((block) => ({ kind: "block" as const, block }));
-    this.history.edited(agent.id, changes, null);
+    this.history.created(agent.id, blocks, messages.length);
   }
 
   async getAgent(id: string): Promise<AgentRecord | null> {
@@ -174,7 +178,7 @@ class InMemoryStore implements Store {
   async searchMessages(
     agentId: string,
     query: string,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]> {
     return searchMessages(this.agents.get(agentId)?.messages ?? [], query, options);
   }

@@ -2,7 +2,7 @@ import type { MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import { rankBm25 } from "../bm25.js";
 import { searchableText } from "../searchable-text.js";
-import type { PassageSearch } from "../turn-store.js";
+import type { MessageSearch, PassageSearch } from "../turn-store.js";
 import { copy } from "./rows.js";
 
 /** The in-memory store's searches: BM25 over one agent's rows, as SQLite's FTS5 ranks them. */
@@ -10,11 +10,12 @@ import { copy } from "./rows.js";
 export function searchMessages(
   messages: readonly AgentMessage[],
   query: string,
-  options: { roles?: readonly string[]; limit: number },
+  options: MessageSearch,
 ): MessageHit[] {
   const hits = messages.flatMap((message): MessageHit[] => {
     const found = searchableText(message);
     if (!found || (options.roles && !options.roles.includes(found.role))) return [];
+    if (options.excludeRunId !== undefined && message.run_id === options.excludeRunId) return [];
     return [{ id: message.id, ...found, created_at_ms: Date.parse(message.date) }];
   });
   const limit = Math.max(0, Math.floor(options.limit));

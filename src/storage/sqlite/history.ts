@@ -1,11 +1,12 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import {
   committedAt,
+  createdWith,
   editedAt,
   type MemoryChange,
   MemoryVersion,
 } from "../../records/memory-history.js";
-import type { MemoryChanges } from "../../records/memory-records.js";
+import type { CoreBlock, MemoryChanges } from "../../records/memory-records.js";
 import { JournalEntry } from "../../records/run-journal.js";
 import { decodeRow } from "../store-rows.js";
 import { passageOf, text } from "./rows.js";
@@ -58,9 +59,15 @@ export class SqliteHistory {
     this.remember(agentId, changes, committedAt(this.messages(agentId)));
   }
 
-  /** Records changes made between commits (the API's edits; creation with `created`). */
-  edited(agentId: string, changes: readonly MemoryChange[], created = false): void {
-    this.remember(agentId, changes, created ? 0 : editedAt(this.messages(agentId)));
+  /** Records changes made between commits (the API's edits). */
+  edited(agentId: string, changes: readonly MemoryChange[]): void {
+    this.remember(agentId, changes, editedAt(this.messages(agentId)));
+  }
+
+  /** Records a new agent's blocks (`records/memory-history.ts`: `createdWith`). */
+  created(agentId: string, blocks: readonly CoreBlock[], messages: number): void {
+    const { position, changes } = createdWith(blocks, messages);
+    this.remember(agentId, changes, position);
   }
 
   /** The change a passage's deletion makes, or null if there is no such passage. */

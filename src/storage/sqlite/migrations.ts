@@ -163,7 +163,35 @@ export const MIGRATIONS: readonly string[] = [
     body TEXT NOT NULL
   ) STRICT;
   `,
-  // 7: replay and fork (decision 020). The run journal: what the loop decided at each step and
+  // 7: conversation search shows what was said (issue 13). A send_message call is indexed by
+  // its `message` argument, not its JSON; the returns of send_message ("sent") and of
+  // conversation_search (earlier hits, which would nest) are not indexed at all.
+  `
+  DELETE FROM messages_fts WHERE rowid IN (
+    SELECT seq FROM messages
+    WHERE (message_type = 'tool_call_message'
+        AND json_extract(body, '$.tool_call.name') = 'send_message')
+      OR (message_type = 'tool_return_message'
+        AND json_extract(body, '$.name') IN ('send_message', 'conversation_search'))
+  );
+  UPDATE messages SET search_role = NULL, search_text = NULL
+    WHERE message_type = 'tool_return_message'
+      AND json_extract(body, '$.name') IN ('send_message', 'conversation_search');
+  UPDATE messages SET search_text = CASE
+      WHEN json_valid(json_extract(body, '$.tool_call.arguments')) THEN CASE
+        WHEN json_type(json_extract(body, '$.tool_call.arguments'), '$.message') = 'text'
+        THEN json_extract(json_extract(body, '$.tool_call.arguments'), '$.message') END
+      END
+    WHERE message_type = 'tool_call_message'
+      AND json_extract(body, '$.tool_call.name') = 'send_message';
+  UPDATE messages SET search_role = NULL
+    WHERE message_type = 'tool_call_message' AND search_text IS NULL;
+  INSERT INTO messages_fts (rowid, terms)
+    SELECT m.seq, ${OWNED_TERMS_FUNCTION}(a.seq, m.search_text)
+    FROM messages AS m JOIN agents AS a ON a.id = m.agent_id
+    WHERE m.message_type = 'tool_call_message' AND m.search_text IS NOT NULL;
+  `,
+  // 8: replay and fork (decision 020). The run journal: what the loop decided at each step and
   // what it was given, one row per entry, read by run. Memory history: every block and passage
   // change with its place among the agent's messages (\`records/memory-history.ts\`). Agents
   // stored before it get a baseline: their blocks now, after their messages so far, and their

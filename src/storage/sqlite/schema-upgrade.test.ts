@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../records/messages.js";
 import { agentRecord, asc, ids, run, session, step, userMessage } from "../contract/fixtures.js";
 import type { Store } from "../store.js";
+import { OWNED_TERMS_FUNCTION } from "./full-text.js";
 import { MIGRATIONS, migrate } from "./migrations.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
@@ -152,6 +153,70 @@ describe("SQLite store opening a version 4 database", () => {
     expect(ids(await store.searchPassages("agent-a", "lighthouse", { topK: 10 }))).toEqual([
       "p-new",
     ]);
+    await store.close();
+  });
+});
+
+/**
+ * A version 6 database where a send_message call was indexed by its JSON arguments and its
+ * "sent" return was indexed too, as Holdfast wrote them before issue 13.
+ */
+async function versionSixDatabase(): Promise<string> {
+  const path = join(directory, `v6-${Math.random().toString(36).slice(2)}.db`);
+  const db = new DatabaseSync(path);
+  migrate(db, MIGRATIONS.slice(0, 6));
+  const agent = agentRecord("agent-a");
+  const seq = db
+    .prepare("INSERT INTO agents (id, project_id, body) VALUES (?, ?, ?)")
+    .run(agent.id, agent.project_id, JSON.stringify(agent)).lastInsertRowid;
+  const base = { date: "2025-03-01T12:00:00.000Z", run_id: "run-1", step_id: "s", otid: null };
+  const args = '{"message":"the lighthouse is red","request_heartbeat":false}';
+  const rows: [AgentMessage, string, string][] = [
+    [
+      {
+        ...base,
+        id: "m-call",
+        message_type: "tool_call_message",
+        tool_call: { name: "send_message", arguments: args, tool_call_id: "c1" },
+      },
+      "assistant",
+      args,
+    ],
+    [
+      {
+        ...base,
+        id: "m-sent",
+        message_type: "tool_return_message",
+        name: "send_message",
+        tool_call_id: "c1",
+        tool_return: "sent lighthouse",
+        status: "success",
+      },
+      "tool",
+      "sent lighthouse",
+    ],
+  ];
+  for (const [body, role, text] of rows) {
+    const row = db
+      .prepare(`INSERT INTO messages (id, agent_id, message_type, created_at, search_role,
+        search_text, body) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run(body.id, agent.id, body.message_type, body.date, role, text, JSON.stringify(body));
+    db.prepare(
+      `INSERT INTO messages_fts (rowid, terms) VALUES (?, ${OWNED_TERMS_FUNCTION}(?, ?))`,
+    ).run(row.lastInsertRowid, seq, text);
+  }
+  db.close();
+  return path;
+}
+
+describe("SQLite store opening a version 6 database (issue 13)", () => {
+  it("reindexes a send_message reply by what it said, and no longer finds its 'sent' return", async () => {
+    const store = await openSqliteStore(await versionSixDatabase());
+    const hits = await store.searchMessages("agent-a", "lighthouse", { limit: 10 });
+    expect(hits.map((hit) => [hit.id, hit.role, hit.text])).toEqual([
+      ["m-call", "assistant", "the lighthouse is red"],
+    ]);
+    expect(await store.searchMessages("agent-a", "request_heartbeat", { limit: 10 })).toEqual([]);
     await store.close();
   });
 });

@@ -17,7 +17,7 @@ import type {
   Store,
 } from "../store.js";
 import { parseInput, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
-import type { PassageSearch, StepCommit } from "../turn-store.js";
+import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { ownedMatch } from "./full-text.js";
@@ -115,14 +115,17 @@ export class SqliteStore implements Store {
   }
 
   async createAgent(created: NewAgent): Promise<void> {
-    const { agent, blocks } = validateNewAgent(created);
+    const { agent, blocks, messages = [] } = validateNewAgent(created);
     this.transaction(() => {
       this.sql.insertAgent.run(agent.id, agent.project_id, agent.parent_id, JSON.stringify(agent));
       for (const block of blocks) {
         this.sql.putBlock.run(agent.id, block.label, JSON.stringify(block));
       }
-      const changes = blocks.map((block) => ({ kind: "block" as const, block }));
-      this.history.edited(agent.id, changes, true);
+      if (messages.length > 0) {
+        const agentKey = seqFrom(this.sql.agentKey, agent.id) as number;
+        for (const message of messages) writeMessage(this.sql, agentKey, agent.id, message);
+      }
+      this.history.created(agent.id, blocks, messages.length);
     });
   }
 
@@ -231,13 +234,14 @@ export class SqliteStore implements Store {
   async searchMessages(
     agentId: string,
     query: string,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]> {
     const match = this.match(agentId, query);
     const limit = Math.floor(options.limit);
     if (match === null || !(limit > 0)) return [];
     const roles = options.roles === undefined ? null : JSON.stringify(options.roles);
-    return this.sql.searchMessages.all(match, roles, limit).map(hitOf);
+    const exclude = options.excludeRunId ?? null;
+    return this.sql.searchMessages.all(match, roles, limit, exclude).map(hitOf);
   }
 
   async searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]> {

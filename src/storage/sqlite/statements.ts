@@ -49,6 +49,7 @@ const SQL = {
     FROM messages_fts JOIN messages AS m ON m.seq = messages_fts.rowid
     WHERE messages_fts MATCH ?1
       AND (?2 IS NULL OR m.search_role IN (SELECT value FROM json_each(?2)))
+      AND (?4 IS NULL OR json_extract(m.body, '$.run_id') IS NOT ?4)
     ORDER BY bm25(messages_fts), m.seq LIMIT ?3`,
 
   insertPassage: `INSERT INTO passages (id, agent_id, text, tags, created_at_ms)

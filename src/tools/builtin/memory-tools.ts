@@ -7,6 +7,7 @@ import {
   type ToolImplementation,
   type ToolResult,
 } from "../tool.js";
+import { conversationResults } from "./conversation-results.js";
 import {
   archivalMemoryInsertTool,
   archivalMemorySearchTool,
@@ -115,13 +116,10 @@ export const MEMORY_IMPLEMENTATIONS: ToolImplementation[] = [
       const found = await ctx.memory.searchMessages(query, {
         ...(roles ? { roles } : {}),
         limit: limit ?? 10,
+        // The turn's own messages are in context already; its question is never its answer.
+        ...(ctx.runId ? { excludeRunId: ctx.runId } : {}),
       });
-      if (found.length === 0) return success("no messages match");
-      return success(
-        found
-          .map((m) => `[${new Date(m.created_at_ms).toISOString()}] ${m.role}: ${m.text}`)
-          .join("\n"),
-      );
+      return success(conversationResults(found, ctx.clock.now()));
     },
   ),
   implementTool(pauseHeartbeatsTool, { idempotent: true }, async ({ minutes }, ctx) => {
