@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../records/run-journal.js";
-import { block, type ContractContext, passage, session, step, userMessage } from "./fixtures.js";
+import {
+  agentRecord,
+  block,
+  type ContractContext,
+  passage,
+  session,
+  step,
+  userMessage,
+} from "./fixtures.js";
 
 const begin: JournalEntry = { kind: "begin", approved_tools: [], client_tools: [] };
 const finish: JournalEntry = { kind: "finish", stop_reason: "end_turn" };
@@ -68,6 +76,20 @@ export function replayHistoryCases(t: ContractContext): void {
           change: { kind: "passage_deleted", passage: passage("passage-1", "gulls") },
         },
         { position: 5, change: { kind: "block_deleted", label: "persona" } },
+      ]);
+    });
+
+    it("begins an agent created with history after that history, with a baseline", async () => {
+      const id = t.fresh("agent");
+      const history = [userMessage(t.fresh("message"), "a"), userMessage(t.fresh("message"), "b")];
+      await t.store.createAgent({
+        agent: agentRecord(id),
+        blocks: [block("human")],
+        messages: history,
+      });
+      expect(await t.store.memoryHistory(id)).toEqual([
+        { position: 4, change: { kind: "baseline" } },
+        { position: 4, change: { kind: "block", block: block("human") } },
       ]);
     });
 
