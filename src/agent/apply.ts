@@ -1,6 +1,7 @@
 import { assert } from "../core/errors.js";
 import type { ModelResponse } from "../llm/model.js";
 import type { AgentMessage, StopReason } from "../records/messages.js";
+import type { JournalEntry } from "../records/run-journal.js";
 import type { PendingCall, SessionState } from "../records/session-state.js";
 import type { ToolResult } from "../tools/tool.js";
 import type { LoopConfig } from "./loop-config.js";
@@ -11,6 +12,8 @@ import { continuesTurn, endsTurn, missingBeforeExit } from "./tool-rules.js";
 export interface Applied {
   state: SessionState;
   messages: AgentMessage[];
+  /** What the run journal records of it (for replay), committed with it. */
+  journal?: JournalEntry[];
 }
 
 /** Records a model response: its reasoning and text, and each tool call as pending. */

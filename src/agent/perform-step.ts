@@ -2,6 +2,7 @@ import { AssertionError, assert } from "../core/errors.js";
 import type { ModelResponse, ReasoningRequest } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
 import { withStructuredOutput } from "../llm/structured-output.js";
+import type { RecordedResponse } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
 import { checkClientArguments, clientToolDeclaration } from "../tools/client-tools.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
@@ -14,7 +15,8 @@ import { contextPreface, historyInScope } from "./context-scope.js";
 import type { Step } from "./decide.js";
 import { checkCall, executeTool } from "./execute-tool.js";
 import { afterReset } from "./history-window.js";
-import { type MessageStamp, stepMessageId } from "./message-factory.js";
+import type { LoopConfig } from "./loop-config.js";
+import type { MessageStamp } from "./message-factory.js";
 import type { ModelCallSeen } from "./observer.js";
 import { buildRequest } from "./prompt.js";
 import type { TurnContext } from "./run-turn.js";
@@ -26,11 +28,17 @@ import { applyVerifierStarted, applyVerifierUnavailable, verifierTask } from "./
 export const DEFAULT_HISTORY_LIMIT = 200;
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
-/** Does one step's I/O and returns what to commit. Everything it decides, it leaves to apply. */
+/** A step the runner performs (finishing and waiting are not steps it performs). */
+export type PerformedStep = Exclude<Step, { kind: "finish" } | { kind: "await_children" }>;
+
+/**
+ * Does one step's I/O and returns what to commit, with the input it got from outside (the
+ * runner journals it with `journaled`). Everything it decides, it leaves to apply.
+ */
 export async function performStep(
   ctx: TurnContext,
   state: SessionState,
-  step: Exclude<Step, { kind: "finish" } | { kind: "await_children" }>,
+  step: PerformedStep,
 ): Promise<Performed> {
   const { config } = ctx.agent;
   const stamp: MessageStamp = {
@@ -78,7 +86,8 @@ export async function performStep(
         },
       );
       const applied = applyToolResult(state, step.index, result, stamp, config, executed);
-      if (!executed) return applied;
+      const input = { type: "tool" as const, result: { ...result, executed } };
+      if (!executed) return { ...applied, input };
       const endedAtMs = ctx.deps.clock.now();
       const toolCallId = call.tool_call.tool_call_id;
       ctx.deps.observer?.toolCalled({
@@ -91,7 +100,7 @@ export async function performStep(
         endedAtMs,
         outcome: result.status,
       });
-      return { ...applied, toolRun: { toolCallId, durationMs: endedAtMs - startedAtMs } };
+      return { ...applied, input, toolRun: { toolCallId, durationMs: endedAtMs - startedAtMs } };
     }
   }
 }
@@ -101,11 +110,11 @@ export async function performStep(
  * not offered now, or whose arguments do not fit the tool's schema, is an error the model reads
  * instead: the caller is asked only for calls it can run.
  */
-function askClient(
+export function askClient(
   state: SessionState,
   index: number,
   stamp: MessageStamp,
-  config: TurnContext["agent"]["config"],
+  config: LoopConfig,
 ): Applied {
   const call = state.pending[index];
   assert(call !== undefined, `no client tool call ${index}`);
@@ -125,12 +134,14 @@ async function spawnChild(
   state: SessionState,
   index: number,
   stamp: MessageStamp,
-): Promise<Applied> {
+): Promise<Performed> {
   const { config } = ctx.agent;
   const call = state.pending[index];
   assert(call !== undefined && state.run_id !== null, `no spawn call ${index} in a run`);
-  const refuse = (error: string) =>
-    applyToolResult(state, index, { status: "error", output: error }, stamp, config, false);
+  const refuse = (error: string): Performed => ({
+    ...applyToolResult(state, index, { status: "error", output: error }, stamp, config, false),
+    input: { type: "refused", error },
+  });
   const checked = checkCall(call, state, config.capabilities, ctx.deps.tools);
   if (!checked.ok) return refuse(checked.error);
   if (!ctx.deps.children) return refuse("sub-agents cannot be spawned here");
@@ -141,14 +152,20 @@ async function spawnChild(
     agentType: args.agent_type,
     prompt: args.prompt,
   });
-  return spawned.ok ? applySpawned(state, index, spawned.childId) : refuse(spawned.error);
+  if (!spawned.ok) return refuse(spawned.error);
+  const input = { type: "spawned" as const, child_agent_id: spawned.childId };
+  return { ...applySpawned(state, index, spawned.childId), input };
 }
 
 /** Gives the run's answer to a verifier sub-agent; the turn then waits for its verdict. */
-async function startVerifier(ctx: TurnContext, state: SessionState): Promise<Applied> {
+async function startVerifier(ctx: TurnContext, state: SessionState): Promise<Performed> {
   const gate = ctx.agent.config.verify;
   assert(gate !== null && state.run_id !== null, "a verifier step without a gate or a run");
-  if (!ctx.deps.children) return applyVerifierUnavailable(state, "sub-agents cannot run here");
+  const unavailable = (error: string): Performed => ({
+    ...applyVerifierUnavailable(state, error),
+    input: { type: "refused", error },
+  });
+  if (!ctx.deps.children) return unavailable("sub-agents cannot run here");
   const ofRun = (await recentHistory(ctx)).filter((m) => m.run_id === state.run_id);
   const task = verifierTask(ofRun);
   const round = (state.verification?.rounds ?? 0) + 1;
@@ -158,21 +175,26 @@ async function startVerifier(ctx: TurnContext, state: SessionState): Promise<App
     agentType: gate.with,
     prompt: task,
   });
-  return spawned.ok
-    ? applyVerifierStarted(state, spawned.childId, task)
-    : applyVerifierUnavailable(state, spawned.error);
+  if (!spawned.ok) return unavailable(spawned.error);
+  const input = { type: "verifier" as const, child_agent_id: spawned.childId, task };
+  return { ...applyVerifierStarted(state, spawned.childId, task), input };
 }
 
 /**
  * The declarations of the tools this model call may offer: capabilities, then tool rules; then
  * the run's client tools.
  */
-function toolsForCall(ctx: TurnContext, state: SessionState, final: boolean): ToolDeclaration[] {
+export function toolsForCall(
+  config: LoopConfig,
+  tools: ReadonlyMap<string, { readonly declaration: ToolDeclaration }>,
+  state: SessionState,
+  final: boolean,
+): ToolDeclaration[] {
   if (final) return [];
-  const offered = ctx.agent.config.capabilities.offered.map((grant) => grant.name);
+  const offered = config.capabilities.offered.map((grant) => grant.name);
   const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
-  const own = allowedByRules(ctx.agent.config.rules, offered, ruleState).flatMap((name) => {
-    const tool = ctx.deps.tools.get(name);
+  const own = allowedByRules(config.rules, offered, ruleState).flatMap((name) => {
+    const tool = tools.get(name);
     return tool ? [tool.declaration] : [];
   });
   // The run's client tools come after the agent's own, as in Letta; tool rules name only those.
@@ -188,10 +210,9 @@ async function callModel(
   const stepId = deps.ids.next("step");
   let withStep: SessionState = { ...state, step_id: stepId };
   const stamp = { runId: state.run_id, stepId, nowMs: deps.clock.now() };
-  const tools = toolsForCall(ctx, state, final);
+  const tools = toolsForCall(agent.config, deps.tools, state, final);
   const caps = agent.config.capabilities;
-  const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
-  const forced = caps.reply_via === "send_message" || mustCallTool(agent.config.rules, ruleState);
+  const forced = toolChoiceFor(agent.config, state) === "required";
   const recent = await recentHistory(ctx, true);
   const build = (current: SessionState) =>
     buildRequest({
@@ -214,12 +235,13 @@ async function callModel(
     withStep = await compactHistory(compactDeps, withStep, scoped, built.budget, stepId);
     built = build(withStep);
   }
-  if (!built.ok)
-    return closePending(
-      { state: withStep, messages: [] },
-      "context_window_overflow_in_system_prompt",
-      stamp,
-    );
+  const offer = { step_id: stepId, offered: tools.map((tool) => tool.name) };
+  const offered = { ...offer, tool_choice: forced ? ("required" as const) : ("auto" as const) };
+  if (!built.ok) {
+    const reason = "context_window_overflow_in_system_prompt";
+    const closed = closePending({ state: withStep, messages: [] }, reason, stamp);
+    return { ...closed, input: { type: "model_failed", ...offered, stop_reason: reason } };
+  }
   const request = {
     ...built.request,
     caller: agent.id,
@@ -240,7 +262,9 @@ async function callModel(
       kind: why,
       message: error instanceof Error ? error.message : String(error),
     });
-    return { ...failed, step: newStepRecord(seen, []) };
+    const reason = failed.state.stop_reason ?? "llm_api_error";
+    const input = { type: "model_failed" as const, ...offered, stop_reason: reason };
+    return { ...failed, input, step: newStepRecord(seen, []) };
   }
   const model = response.model ?? deps.model.handle;
   for (const { handle, kind, message } of response.fallbacks ?? []) {
@@ -258,9 +282,30 @@ async function callModel(
   }
   response = { ...response, model };
   const seen = modelCallSeen(ctx, withStep, startedAtMs, response, null);
-  const offered = tools.map((tool) => tool.name);
-  const applied = applyModelResponse(withStep, response, { final, offered }, stamp, agent.config);
-  return { ...applied, step: newStepRecord(seen, final ? [] : response.toolCalls) };
+  const step = { final, offered: offered.offered };
+  const applied = applyModelResponse(withStep, response, step, stamp, agent.config);
+  const input = { type: "model" as const, ...offered, response: recorded(response) };
+  return { ...applied, input, step: newStepRecord(seen, final ? [] : response.toolCalls) };
+}
+
+/** Whether the model call must call a tool: a memgpt-style agent always, or by tool rule. */
+export function toolChoiceFor(config: LoopConfig, state: SessionState): "auto" | "required" {
+  const ruleState = { iteration: state.iteration, lastTool: state.last_tool, counts: state.counts };
+  const forced =
+    config.capabilities.reply_via === "send_message" || mustCallTool(config.rules, ruleState);
+  return forced ? "required" : "auto";
+}
+
+/** The step's effect with its run journal entry: the step and what it was given. */
+export function journaled(performed: Performed, step: PerformedStep): Performed {
+  const { input = { type: "none" }, ...applied } = performed;
+  return { ...applied, journal: [...(applied.journal ?? []), { kind: "step", step, input }] };
+}
+
+/** What the journal keeps of a response: what apply reads, without the fallbacks' story. */
+function recorded(response: ModelResponse): RecordedResponse {
+  const { fallbacks: _fallbacks, ...kept } = response;
+  return kept;
 }
 
 function eventsAndSignal(deps: TurnContext["deps"]) {

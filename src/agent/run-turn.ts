@@ -5,6 +5,7 @@ import { StagedMemory } from "../memory/staged-memory.js";
 import type { RunRecord } from "../records/agent-record.js";
 import type { ClientTool } from "../records/client-tool.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
+import type { JournalEntry } from "../records/run-journal.js";
 import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
 import type { MessageSearch, PassageSearch, TurnStore } from "../storage/turn-store.js";
 import {
@@ -23,7 +24,7 @@ import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
 import { type MessageStamp, stampMessage } from "./message-factory.js";
 import type { LoopObserver } from "./observer.js";
-import { performStep } from "./perform-step.js";
+import { journaled, performStep } from "./perform-step.js";
 import { recallFor } from "./recall.js";
 import { endRun, newRun } from "./run-record.js";
 import { sessionForTurn } from "./session-end.js";
@@ -115,7 +116,9 @@ export async function submitApprovals(
     nowMs: deps.clock.now(),
   };
   const applied = applyApprovalDecisions(state, decisions, stamp, agent.config, clientTools);
-  return runUntilStop(ctx, await commit(ctx, applied));
+  const entry = { kind: "approvals" as const, decisions: [...decisions], client_tools: null };
+  const journal = [{ ...entry, ...(clientTools && { client_tools: [...clientTools] }) }];
+  return runUntilStop(ctx, await commit(ctx, { ...applied, journal }));
 }
 
 /**
@@ -148,7 +151,13 @@ export async function deliverChildResults(
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const stamp = { runId: state.run_id, stepId: state.step_id, nowMs: deps.clock.now() };
-  const next = await commit(ctx, applyChildResults(state, results, stamp, agent.config));
+  const applied = applyChildResults(state, results, stamp, agent.config);
+  const answers = results.map(({ index, result: { status, output } }) => ({
+    index,
+    status,
+    output,
+  }));
+  const next = await commit(ctx, { ...applied, journal: [{ kind: "children", results: answers }] });
   return next.phase === "awaiting_children" ? result(ctx, next) : runUntilStop(ctx, next);
 }
 
@@ -166,7 +175,7 @@ export async function cancelTurn(
     "cancelled",
     stamp,
   );
-  return finish(ctx, closed, "cancelled");
+  return finish(ctx, { ...closed, journal: [{ kind: "cancel" }] }, "cancelled");
 }
 
 /** Wakes a paused memgpt-style agent: a heartbeat starts a new turn. */
@@ -207,7 +216,13 @@ async function startTurn(
   const first = stampMessage(stamp, deps.ids.next("message"), body, otid);
   const run = newRun(runId, agent.id, otid, stamp.nowMs);
   ctx.run = run;
-  return runUntilStop(ctx, await commit(ctx, { state: started, messages: [first] }, run));
+  const begin: JournalEntry = {
+    kind: "begin",
+    approved_tools: started.approved_tools,
+    client_tools: started.client_tools,
+  };
+  const opened = { state: started, messages: [first], journal: [begin] };
+  return runUntilStop(ctx, await commit(ctx, opened, run));
 }
 
 async function openTurn(agent: TurnAgent, deps: LoopDeps): Promise<TurnContext> {
@@ -258,7 +273,8 @@ async function runSteps(ctx: TurnContext, initial: SessionState): Promise<TurnRe
   for (;;) {
     if (ctx.deps.signal?.aborted) {
       const stamp = { runId: state.run_id, stepId: state.step_id, nowMs: ctx.deps.clock.now() };
-      state = await commit(ctx, closePending({ state, messages: [] }, "cancelled", stamp));
+      const closed = closePending({ state, messages: [] }, "cancelled", stamp);
+      state = await commit(ctx, { ...closed, journal: [{ kind: "cancel" }] });
     }
     const step = nextStep(state, ctx.agent.config);
     if (step.kind === "finish") return finish(ctx, { state, messages: [] }, step.stopReason);
@@ -274,7 +290,8 @@ async function runSteps(ctx: TurnContext, initial: SessionState): Promise<TurnRe
       continue;
     }
     if (step.kind === "run_tool") state = await markStartedIfUnsafe(ctx, state, step.index);
-    const applied = await performStep(ctx, state, step);
+    // Journaled here, not in performStep: an extra await there would move the DST's schedules.
+    const applied = journaled(await performStep(ctx, state, step), step);
     // A step that ends the turn is committed together with the turn's end: one write, not two.
     const after = nextStep(applied.state, ctx.agent.config);
     if (after.kind === "finish" && !ctx.deps.signal?.aborted)
@@ -299,7 +316,11 @@ async function markStartedIfUnsafe(
   const pending = state.pending.map((p, i) =>
     i === index ? { ...p, status: "started" as const } : p,
   );
-  return commit(ctx, { state: { ...state, pending }, messages: [] });
+  return commit(ctx, {
+    state: { ...state, pending },
+    messages: [],
+    journal: [{ kind: "started", index }],
+  });
 }
 
 /**
@@ -327,6 +348,7 @@ async function commit(
     ...(run ? { run } : {}),
     ...(steps.length > 0 ? { steps } : {}),
     ...(stepUpdates.length > 0 ? { stepUpdates } : {}),
+    ...(applied.journal ? { journal: applied.journal } : {}),
   });
   observer?.committed({ agentId: ctx.agent.id, durationMs: clock.now() - startedAtMs });
   ctx.deps.history?.append(messages);
@@ -351,11 +373,13 @@ async function finish(
         : "idle";
   const known = ctx.run?.id === state.run_id ? ctx.run : null;
   const run = known ?? (state.run_id ? await ctx.deps.store.getRun(state.run_id) : null);
+  const journal = [...(last.journal ?? []), { kind: "finish" as const, stop_reason: stopReason }];
   const ended = await commit(
     ctx,
     {
       ...last,
       state: { ...state, phase, stop_reason: stopReason, last_active_ms: ctx.deps.clock.now() },
+      journal,
     },
     run ? endRun(run, stopReason, ctx.deps.clock.now(), state) : undefined,
     stopReason,

@@ -1,4 +1,5 @@
 import type { AgentMessage, StopReason } from "../records/messages.js";
+import type { StepInput } from "../records/run-journal.js";
 import { applyStepUpdate, type StepRecord, type StepUpdate } from "../records/step-record.js";
 import type { Applied } from "./apply.js";
 import type { ModelCallSeen } from "./observer.js";
@@ -8,6 +9,8 @@ import type { ModelCallSeen } from "./observer.js";
  * or how long the tool call it ran took. Commits write the step records these change.
  */
 export interface Performed extends Applied {
+  /** What the step was given from outside (a model response, a tool result), for the journal. */
+  input?: StepInput;
   step?: StepRecord;
   toolRun?: { toolCallId: string; durationMs: number };
 }

@@ -6,6 +6,7 @@ import { registerChainsCommands } from "./chains-command.js";
 import { registerChatCommand } from "./chat-command.js";
 import { registerConfigCommands } from "./config-command.js";
 import { registerDstCommand } from "./dst/dst-command.js";
+import { registerReplayCommand } from "./replay-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerTypesCommands } from "./types-command.js";
 
@@ -20,5 +21,6 @@ registerDstCommand(program);
 registerAgentsCommands(program);
 registerChatCommand(program);
 registerChainsCommands(program);
+registerReplayCommand(program);
 
 await program.parseAsync(process.argv);

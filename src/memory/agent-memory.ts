@@ -1,6 +1,5 @@
 import type { CoreBlock, MessageHit, Passage } from "../records/memory-records.js";
-import type { MessageSearch } from "../storage/turn-store.js";
-import type { PassageSearch } from "../storage/turn-store.js";
+import type { MessageSearch, PassageSearch } from "../storage/turn-store.js";
 
 export type { MessageHit, Passage };
 

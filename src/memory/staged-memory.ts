@@ -1,8 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import type { IdSource } from "../core/ids.js";
 import type { CoreBlock, MemoryChanges, Passage } from "../records/memory-records.js";
-import type { MessageSearch } from "../storage/turn-store.js";
-import type { PassageSearch } from "../storage/turn-store.js";
+import type { MessageSearch, PassageSearch } from "../storage/turn-store.js";
 import type { AgentMemory, MemorySearch } from "./agent-memory.js";
 
 /**

@@ -9,9 +9,11 @@ import type { AgentMaintenanceService } from "../service/agent-maintenance-servi
 import type { AgentService } from "../service/agent-service.js";
 import type { CatalogService } from "../service/catalog-service.js";
 import type { ChainService } from "../service/chain-service.js";
+import type { ForkService } from "../service/fork-service.js";
 import type { McpServerService } from "../service/mcp-server-service.js";
 import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
+import type { ReplayService } from "../service/replay-service.js";
 import type { RunService } from "../service/run-service.js";
 import type { SessionService } from "../service/session-service.js";
 import type { StepService } from "../service/step-service.js";
@@ -29,8 +31,9 @@ import { healthRoutes } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
-import { refusedRoutes } from "./routes/refusals.js";
 import { modelRoutes } from "./routes/models.js";
+import { refusedRoutes } from "./routes/refusals.js";
+import { replayForkRoutes } from "./routes/replay-fork.js";
 import { runRoutes } from "./routes/runs.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { stepRoutes } from "./routes/steps.js";
@@ -50,6 +53,9 @@ export interface Services {
   chains?: ChainService;
   /** MCP servers as tool sources (Letta's `/v1/mcp-servers`). */
   mcpServers?: McpServerService;
+  /** Replaying runs against today's config, forking agents at a point of their history. */
+  replay?: ReplayService;
+  forks?: ForkService;
   /** Agent files, the context window, resetting the context. */
   maintenance?: AgentMaintenanceService;
   /** Tags, models and tool search across the server. */
@@ -157,6 +163,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (options.services.chains) chainRoutes(app, options.services.chains);
     if (options.services.mcpServers) mcpServerRoutes(app, options.services.mcpServers);
     if (options.services.steps) stepRoutes(app, options.services.steps, options.services.messages);
+    const { replay, forks } = options.services;
+    if (replay && forks) replayForkRoutes(app, { replay, forks });
   }
 
   app.doc31("/openapi.json", {

@@ -22,9 +22,11 @@ import { AgentMaintenanceService } from "../service/agent-maintenance-service.js
 import { AgentService } from "../service/agent-service.js";
 import { CatalogService } from "../service/catalog-service.js";
 import { ChainService } from "../service/chain-service.js";
+import { ForkService } from "../service/fork-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
 import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
+import { ReplayService } from "../service/replay-service.js";
 import { RunService } from "../service/run-service.js";
 import { SessionService } from "../service/session-service.js";
 import { StepService } from "../service/step-service.js";
@@ -283,6 +285,8 @@ async function wire(
       tools: new ToolService(ctx),
       sessions: new SessionService(ctx),
       runs: new RunService(ctx),
+      replay: new ReplayService(ctx),
+      forks: new ForkService(ctx),
       chains: new ChainService(ctx, chains),
       mcpServers: new McpServerService(ctx, hub, apiStdio),
       steps: new StepService(ctx),

@@ -4,6 +4,7 @@ import { fieldErrorsFromZod } from "../core/field-errors.js";
 import { AgentRecord, RunRecord } from "../records/agent-record.js";
 import { CoreBlock, Passage } from "../records/memory-records.js";
 import { AgentMessage } from "../records/messages.js";
+import { JournalEntry } from "../records/run-journal.js";
 import { SessionState } from "../records/session-state.js";
 import { StepRecord, StepUpdate } from "../records/step-record.js";
 import type { NewAgent, RunFilter } from "./store.js";
@@ -135,6 +136,9 @@ export function validateStep(step: StepCommit): StepCommit {
     validated.stepUpdates = step.stepUpdates.map((update, i) =>
       parseInput(StepUpdate, update, ["stepUpdates", i]),
     );
+  }
+  if (step.journal !== undefined) {
+    validated.journal = step.journal.map((e, i) => parseInput(JournalEntry, e, ["journal", i]));
   }
   return validated;
 }

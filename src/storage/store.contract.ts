@@ -12,11 +12,12 @@ import {
 import { historyCases } from "./contract/history-cases.js";
 import { mcpServerCases } from "./contract/mcp-server-cases.js";
 import { memoryQueryCases } from "./contract/memory-query-cases.js";
+import { replayHistoryCases } from "./contract/replay-history-cases.js";
 import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";
 import { stateCases } from "./contract/state-cases.js";
-import { vectorCases } from "./contract/vector-cases.js";
 import { stepCases } from "./contract/step-cases.js";
+import { vectorCases } from "./contract/vector-cases.js";
 import type { Store } from "./store.js";
 
 export type { StoreContractOptions } from "./contract/fixtures.js";
@@ -73,5 +74,6 @@ export function storeContract(
     mcpServerCases(t, options);
     vectorCases(t, options);
     stepCases(t, options);
+    replayHistoryCases(t);
   });
 }

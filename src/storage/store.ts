@@ -1,8 +1,10 @@
 import type { AgentRecord, RunRecord, TimerRecord } from "../records/agent-record.js";
 import type { ChainRunRecord } from "../records/chain-run.js";
 import type { McpServerRecord } from "../records/mcp-server.js";
+import type { MemoryVersion } from "../records/memory-history.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
+import type { JournalEntry } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
 import type { StepRecord } from "../records/step-record.js";
 import type { TurnStore } from "./turn-store.js";
@@ -160,6 +162,17 @@ export interface Store extends TurnStore {
   getStep(stepId: string): Promise<StepRecord | null>;
   /** The run an idempotency key (a message's `otid`) started, if any. */
   findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;
+
+  /**
+   * The run journal of a run: the entries its commits wrote, in commit order (`[]` for a run
+   * stored before journals were kept, or with no commits). Deleting the agent deletes them.
+   */
+  listRunJournal(runId: string): Promise<JournalEntry[]>;
+  /**
+   * Every change of the agent's memory, in the order made (`records/memory-history.ts`): each
+   * block write or deletion and passage insert or deletion, through commits or the API.
+   */
+  memoryHistory(agentId: string): Promise<MemoryVersion[]>;
 
   /** Writes a chain run whole (inserted, or replaced in its place in the list). */
   putChainRun(run: ChainRunRecord): Promise<void>;

@@ -1,6 +1,7 @@
 import type { RunRecord } from "../records/agent-record.js";
 import type { CoreBlock, MemoryChanges, MessageHit, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
+import type { JournalEntry } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
 import type { StepRecord, StepUpdate } from "../records/step-record.js";
 
@@ -42,6 +43,8 @@ export interface StepCommit {
    * naming a step the agent has no record of changes nothing.
    */
   stepUpdates?: StepUpdate[];
+  /** The run journal's entries for this commit (of the run `state.run_id`), for replay. */
+  journal?: JournalEntry[];
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { MessageHit, Passage } from "../records/memory-records.js";
-import type { PassageSearch } from "./turn-store.js";
+import type { MessageSearch, PassageSearch } from "./turn-store.js";
 
 /** What is embedded: archival passages, and messages conversation search finds. */
 export type EmbeddedKind = "passage" | "message";
@@ -60,12 +60,12 @@ export interface VectorStore {
     vector: Float32Array,
     options: PassageSearch,
   ): Promise<Passage[]>;
-  /** The agent's searchable messages nearest to `vector`, optionally of some roles. */
+  /** The agent's searchable messages nearest to `vector`, with `MessageSearch`'s filters. */
   nearestMessages(
     agentId: string,
     model: string,
     vector: Float32Array,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]>;
   counts(agentId: string, model: string): Promise<EmbeddingCounts>;
   /** Agents with any passage or searchable message, to look over at start-up. */

@@ -10,8 +10,10 @@ import { AgentMaintenanceService } from "../../src/service/agent-maintenance-ser
 import { AgentService } from "../../src/service/agent-service.js";
 import { CatalogService } from "../../src/service/catalog-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
+import { ForkService } from "../../src/service/fork-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
 import { MessageService } from "../../src/service/message-service.js";
+import { ReplayService } from "../../src/service/replay-service.js";
 import { RunService } from "../../src/service/run-service.js";
 import { SessionService } from "../../src/service/session-service.js";
 import { StepService } from "../../src/service/step-service.js";
@@ -64,6 +66,8 @@ export function serviceKit(
     tools: new ToolService(ctx),
     sessions: new SessionService(ctx),
     runs: new RunService(ctx),
+    replay: new ReplayService(ctx),
+    forks: new ForkService(ctx),
     chains: new ChainService(ctx, new ChainRunner({ store, engine: runtime, config, ids, clock })),
     maintenance: new AgentMaintenanceService(ctx),
     catalog: new CatalogService(ctx),

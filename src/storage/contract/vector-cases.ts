@@ -79,6 +79,12 @@ export function vectorCases(t: ContractContext, options: StoreContractOptions): 
         limit: 5,
       });
       expect(ids(assistants)).toEqual(["m-3"]);
+      // Conversation search leaves out the searching turn's own messages (issue 13).
+      const others = await t.store.vectors.nearestMessages(a, MODEL, v(1, 0), {
+        limit: 5,
+        excludeRunId: "run-1",
+      });
+      expect(ids(others)).toEqual(["m-1"]);
     });
 
     it("finds the nearest passages by cosine, with tags, times and top-k", async () => {

@@ -1,9 +1,11 @@
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
 import type { ChainRunRecord } from "../../records/chain-run.js";
+import type { MemoryVersion } from "../../records/memory-history.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
-import { type SessionState, wakeUpsOf } from "../../records/session-state.js";
+import type { JournalEntry } from "../../records/run-journal.js";
+import type { SessionState } from "../../records/session-state.js";
 import type { StepRecord } from "../../records/step-record.js";
 import type {
   ChainRunFilter,
@@ -18,8 +20,9 @@ import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { InMemoryChainRuns } from "./chain-runs.js";
 import { searchMessages, searchPassages } from "./full-text.js";
+import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
-import { byDueTime, copy, pageOf, pairKey } from "./rows.js";
+import { copy, pageOf, pairKey } from "./rows.js";
 import { InMemorySteps } from "./steps.js";
 import { InMemoryTimers } from "./timers.js";
 import { InMemoryVectors } from "./vectors.js";
@@ -64,6 +67,7 @@ class InMemoryStore implements Store {
   private readonly runs = new Map<string, RunRecord>();
   private readonly chainRuns = new InMemoryChainRuns();
   private readonly steps = new InMemorySteps();
+  private readonly history = new InMemoryHistory();
   /** Where each run's messages begin, set when it is first stored: SQLite's `runs.first_seq`. */
   private readonly runStarts = new Map<string, number>();
   /** Run ids by agent and idempotency key. */
@@ -93,6 +97,7 @@ class InMemoryStore implements Store {
       passages: [],
       session: null,
     });
+    this.history.created(agent.id, blocks, messages.length);
   }
 
   async getAgent(id: string): Promise<AgentRecord | null> {
@@ -114,6 +119,7 @@ class InMemoryStore implements Store {
     this.timers.deleteAgent(id);
     this.steps.deleteAgent(id);
     this.agents.delete(id);
+    this.history.forget(id);
     return true;
   }
 
@@ -126,11 +132,16 @@ class InMemoryStore implements Store {
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
     const parsed = copy(parseInput(CoreBlock, block, ["block"]));
-    this.agent(agentId).blocks.set(parsed.label, parsed);
+    const rows = this.agent(agentId);
+    rows.blocks.set(parsed.label, parsed);
+    this.history.edited(agentId, [{ kind: "block", block: parsed }], rows.messages.length);
   }
 
   async deleteBlock(agentId: string, label: string): Promise<boolean> {
-    return this.agents.get(agentId)?.blocks.delete(label) ?? false;
+    const rows = this.agents.get(agentId);
+    if (!rows?.blocks.delete(label)) return false;
+    this.history.edited(agentId, [{ kind: "block_deleted", label }], rows.messages.length);
+    return true;
   }
 
   async loadBlocks(agentId: string): Promise<CoreBlock[]> {
@@ -138,7 +149,9 @@ class InMemoryStore implements Store {
   }
 
   async commit(step: StepCommit): Promise<void> {
-    const { agentId, state, messages, memory, run, steps, stepUpdates } = copy(validateStep(step));
+    const { agentId, state, messages, memory, run, steps, stepUpdates, journal } = copy(
+      validateStep(step),
+    );
     const rows = this.agent(agentId);
     for (const message of messages) {
       if (this.messageOrder.has(message.id)) {
@@ -154,6 +167,8 @@ class InMemoryStore implements Store {
     rows.messages.push(...messages);
     for (const block of memory.blocks) rows.blocks.set(block.label, block);
     this.addPassages(rows, memory.passages);
+    this.history.committed(agentId, memory, rows.messages.length);
+    if (journal && state.run_id) this.history.appendJournal(agentId, state.run_id, journal);
     rows.session = state;
     this.timers.setWakeUps(agentId, state);
     if (run) this.setRun(run, firstOfStep);
@@ -192,6 +207,8 @@ class InMemoryStore implements Store {
     const rows = this.agent(agentId);
     this.checkNewPassages(parsed);
     this.addPassages(rows, parsed);
+    const changes = parsed.map((passage) => ({ kind: "passage" as const, id: passage.id }));
+    this.history.edited(agentId, changes, rows.messages.length);
   }
 
   private checkNewPassages(passages: readonly Passage[]): void {
@@ -233,7 +250,8 @@ class InMemoryStore implements Store {
     const rows = this.agents.get(agentId);
     const index = rows?.passages.findIndex((passage) => passage.id === passageId) ?? -1;
     if (!rows || index < 0) return false;
-    rows.passages.splice(index, 1);
+    const [passage] = rows.passages.splice(index, 1) as [Passage];
+    this.history.edited(agentId, [{ kind: "passage_deleted", passage }], rows.messages.length);
     this.passageIds.delete(passageId);
     return true;
   }
@@ -318,6 +336,14 @@ class InMemoryStore implements Store {
 
   async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {
     return this.steps.list(filter, page, (id) => this.agents.get(id)?.record.project_id);
+  }
+
+  async listRunJournal(runId: string): Promise<JournalEntry[]> {
+    return this.history.runJournal(runId);
+  }
+
+  async memoryHistory(agentId: string): Promise<MemoryVersion[]> {
+    return this.history.memoryHistory(agentId);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

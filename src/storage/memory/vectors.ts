@@ -1,6 +1,6 @@
 import type { MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
-import type { PassageSearch } from "../turn-store.js";
+import type { MessageSearch, PassageSearch } from "../turn-store.js";
 import { cosineDistance } from "../vector-math.js";
 import type {
   EmbeddedKind,
@@ -120,9 +120,12 @@ export class InMemoryVectors implements VectorStore {
     agentId: string,
     model: string,
     vector: Float32Array,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]> {
-    const hits = messageHits(this.rowsOf(agentId)?.messages ?? [], options.roles);
+    const excluded = options.excludeRunId;
+    const hits = messageHits(this.rowsOf(agentId)?.messages ?? [], options.roles).filter(
+      ({ message }) => excluded === undefined || message.run_id !== excluded,
+    );
     const byMessage = new Map(hits.map(({ message, hit }) => [message as object, hit]));
     const limit = Math.max(0, Math.floor(options.limit));
     const nearest = this.nearest([...byMessage.keys()], model, vector).slice(0, limit);

@@ -226,6 +226,35 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX steps_by_agent ON steps (agent_id, seq);
   CREATE INDEX steps_by_run ON steps (run_id, seq) WHERE run_id IS NOT NULL;
   `,
+  // 10: replay and fork (decision 020). The run journal: what the loop decided at each step and
+  // what it was given, one row per entry, read by run. Memory history: every block and passage
+  // change with its place among the agent's messages (\`records/memory-history.ts\`). Agents
+  // stored before it get a baseline: their blocks now, after their messages so far, and their
+  // history begins there.
+  `
+  CREATE TABLE run_journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX run_journal_by_run ON run_journal (run_id, seq);
+  CREATE TABLE memory_history (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX memory_history_by_agent ON memory_history (agent_id, seq);
+  INSERT INTO memory_history (agent_id, position, body)
+    SELECT a.id, 2 * (SELECT count(*) FROM messages AS m WHERE m.agent_id = a.id) + 1,
+      '{"kind":"baseline"}'
+    FROM agents AS a ORDER BY a.seq;
+  INSERT INTO memory_history (agent_id, position, body)
+    SELECT b.agent_id, 2 * (SELECT count(*) FROM messages AS m WHERE m.agent_id = b.agent_id) + 1,
+      json_object('kind', 'block', 'block', json(b.body))
+    FROM blocks AS b ORDER BY b.rowid;
+  `,
 ];
 
 /**

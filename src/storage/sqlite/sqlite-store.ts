@@ -2,12 +2,13 @@ import type { DatabaseSync } from "node:sqlite";
 import { NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
 import { ChainRunRecord } from "../../records/chain-run.js";
+import type { MemoryVersion } from "../../records/memory-history.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
+import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
 import type { StepRecord } from "../../records/step-record.js";
 import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
-import { searchableText } from "../searchable-text.js";
 import type {
   ChainRunFilter,
   NewAgent,
@@ -17,12 +18,13 @@ import type {
   StepFilter,
   Store,
 } from "../store.js";
-import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
+import { parseInput, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
-import { ownedMatch, ownedTerms, searchMessages, searchPassages } from "./full-text.js";
+import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
+import { SqliteHistory } from "./history.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
 import {
   bodies,
@@ -36,10 +38,11 @@ import {
   text,
   timerOf,
 } from "./rows.js";
+import { writeMessage, writePassage } from "./rows-written.js";
 import { listRuns, readRun, runByKey, runMessages, writeRun } from "./runs.js";
 import { prepareStatements, type Statements } from "./statements.js";
-import { SqliteVectors } from "./vectors.js";
 import { SqliteSteps } from "./steps.js";
+import { SqliteVectors } from "./vectors.js";
 import { reconcileWakeUps, writeWakeUps } from "./wake-ups.js";
 
 /**
@@ -75,6 +78,7 @@ export class SqliteStore implements Store {
     readonly mcpServers = new SqliteMcpServers(db),
     readonly vectors = new SqliteVectors(db),
     private readonly steps = new SqliteSteps(db),
+    private readonly history = new SqliteHistory(db),
   ) {
     this.group = new GroupCommit({
       begin: () => sql.begin.run(),
@@ -123,9 +127,11 @@ export class SqliteStore implements Store {
       for (const block of blocks) {
         this.sql.putBlock.run(agent.id, block.label, JSON.stringify(block));
       }
-      if (messages.length === 0) return;
-      const agentKey = seqFrom(this.sql.agentKey, agent.id) as number;
-      for (const message of messages) this.writeMessage(agentKey, agent.id, message);
+      if (messages.length > 0) {
+        const agentKey = seqFrom(this.sql.agentKey, agent.id) as number;
+        for (const message of messages) writeMessage(this.sql, agentKey, agent.id, message);
+      }
+      this.history.created(agent.id, blocks, messages.length);
     });
   }
 
@@ -160,10 +166,10 @@ export class SqliteStore implements Store {
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
     const parsed = parseInput(CoreBlock, block, ["block"]);
-    this.transaction(
-      () => this.sql.putBlock.run(agentId, parsed.label, JSON.stringify(parsed)),
-      agentId,
-    );
+    this.transaction(() => {
+      this.sql.putBlock.run(agentId, parsed.label, JSON.stringify(parsed));
+      this.history.edited(agentId, [{ kind: "block", block: parsed }]);
+    }, agentId);
   }
 
   async findBlock(projectId: string, blockId: string) {
@@ -173,7 +179,11 @@ export class SqliteStore implements Store {
   }
 
   async deleteBlock(agentId: string, label: string): Promise<boolean> {
-    return changed(this.transaction(() => this.sql.deleteBlock.run(agentId, label)));
+    return this.transaction(() => {
+      const deleted = changed(this.sql.deleteBlock.run(agentId, label));
+      if (deleted) this.history.edited(agentId, [{ kind: "block_deleted", label }]);
+      return deleted;
+    });
   }
 
   async loadBlocks(agentId: string): Promise<CoreBlock[]> {
@@ -182,7 +192,8 @@ export class SqliteStore implements Store {
 
   /** Steps of concurrent agents share one transaction (group commit); each is atomic alone. */
   async commit(step: StepCommit): Promise<void> {
-    const { agentId, state, messages, memory, run, steps, stepUpdates } = validateStep(step);
+    const { agentId, state, messages, memory, run, steps, stepUpdates, journal } =
+      validateStep(step);
     const stateJson = JSON.stringify(state);
     await this.group
       .run(() => {
@@ -190,13 +201,15 @@ export class SqliteStore implements Store {
         if (agentKey === null) throw new NotFoundError("agent", agentId);
         let firstOfRun: number | null = null;
         for (const message of messages) {
-          const seq = this.writeMessage(agentKey, agentId, message);
+          const seq = writeMessage(this.sql, agentKey, agentId, message);
           if (firstOfRun === null && run && message.run_id === run.id) firstOfRun = seq;
         }
         for (const block of memory.blocks) {
           this.sql.putBlock.run(agentId, block.label, JSON.stringify(block));
         }
-        for (const passage of memory.passages) this.writePassage(agentKey, agentId, passage);
+        for (const passage of memory.passages) writePassage(this.sql, agentKey, agentId, passage);
+        this.history.committed(agentId, memory);
+        if (journal && state.run_id) this.history.appendJournal(agentId, state.run_id, journal);
         this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
         writeWakeUps(this.sql, agentId, state);
         if (run) writeRun(this.sql, run, firstOfRun);
@@ -206,22 +219,6 @@ export class SqliteStore implements Store {
       .catch((error: unknown) => {
         throw storageError(error, agentId);
       });
-  }
-
-  /** Writes a message and its search entry; returns its `seq`. */
-  private writeMessage(agentKey: number, agentId: string, message: AgentMessage): number {
-    const found = searchableText(message);
-    const { lastInsertRowid } = this.sql.insertMessage.run(
-      message.id,
-      agentId,
-      message.message_type,
-      message.date,
-      found?.role ?? null,
-      found?.text ?? null,
-      JSON.stringify(message),
-    );
-    if (found) this.sql.indexMessage.run(lastInsertRowid, ownedTerms(agentKey, found.text));
-    return Number(lastInsertRowid);
   }
 
   async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
@@ -264,14 +261,12 @@ export class SqliteStore implements Store {
   async insertPassages(agentId: string, passages: readonly Passage[]): Promise<void> {
     const parsed = passages.map((passage, i) => parseInput(Passage, passage, ["passages", i]));
     this.transaction((agentKey) => {
-      for (const passage of parsed) this.writePassage(agentKey, agentId, passage);
+      for (const passage of parsed) writePassage(this.sql, agentKey, agentId, passage);
+      this.history.edited(
+        agentId,
+        parsed.map((passage) => ({ kind: "passage" as const, id: passage.id })),
+      );
     }, agentId);
-  }
-
-  private writePassage(agentKey: number, agentId: string, passage: Passage): void {
-    const { id, text: content, created_at_ms: at } = passage;
-    const row = this.sql.insertPassage.run(id, agentId, content, JSON.stringify(passage.tags), at);
-    this.sql.indexPassage.run(row.lastInsertRowid, ownedTerms(agentKey, content));
   }
 
   async listPassages(
@@ -289,8 +284,11 @@ export class SqliteStore implements Store {
   }
 
   async deletePassage(agentId: string, passageId: string): Promise<boolean> {
-    const result = this.transaction(() => this.sql.deletePassage.run(agentId, passageId));
-    return changed(result);
+    return this.transaction(() => {
+      const deletion = this.history.passageDeletion(agentId, passageId);
+      if (deletion) this.history.edited(agentId, [deletion]);
+      return changed(this.sql.deletePassage.run(agentId, passageId));
+    });
   }
 
   async loadSession(agentId: string): Promise<SessionState | null> {
@@ -316,6 +314,14 @@ export class SqliteStore implements Store {
 
   async listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]> {
     return listRuns(this.sql, filter, page);
+  }
+
+  async listRunJournal(runId: string): Promise<JournalEntry[]> {
+    return this.history.runJournal(runId);
+  }
+
+  async memoryHistory(agentId: string): Promise<MemoryVersion[]> {
+    return this.history.memoryHistory(agentId);
   }
 
   async listChildren(parentId: string): Promise<AgentRecord[]> {

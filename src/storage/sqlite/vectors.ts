@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import * as sqliteVec from "sqlite-vec";
 import type { MessageHit, Passage } from "../../records/memory-records.js";
-import type { PassageSearch } from "../turn-store.js";
+import type { MessageSearch, PassageSearch } from "../turn-store.js";
 import { cosineDistance, vectorBytes, vectorFromBytes } from "../vector-math.js";
 import type {
   EmbeddedKind,
@@ -84,6 +84,7 @@ const SQL = {
     FROM message_vectors AS v JOIN messages AS m ON m.seq = v.row_seq
     WHERE v.agent_id = ?1 AND v.model = ?2
       AND (?4 IS NULL OR m.search_role IN (SELECT value FROM json_each(?4)))
+      AND (?6 IS NULL OR json_extract(m.body, '$.run_id') IS NOT ?6)
     ORDER BY vec_distance_cosine(v.vector, ?3), m.seq LIMIT ?5`,
   countEmbedded: `SELECT
     (SELECT count(*) FROM passage_vectors WHERE agent_id = ?1 AND model = ?2) +
@@ -185,11 +186,12 @@ export class SqliteVectors implements VectorStore {
     agentId: string,
     model: string,
     vector: Float32Array,
-    options: { roles?: readonly string[]; limit: number },
+    options: MessageSearch,
   ): Promise<MessageHit[]> {
     const limit = Math.floor(options.limit);
     if (!(limit > 0)) return [];
-    if (options.roles === undefined) {
+    const exclude = options.excludeRunId ?? null;
+    if (options.roles === undefined && exclude === null) {
       const rows = this.sql.nearestMessagesUnfiltered.all(
         agentId,
         model,
@@ -198,9 +200,9 @@ export class SqliteVectors implements VectorStore {
       );
       return rows.map(hitOf);
     }
-    const roles = JSON.stringify(options.roles);
+    const roles = options.roles === undefined ? null : JSON.stringify(options.roles);
     return this.sql.nearestMessages
-      .all(agentId, model, vectorBytes(vector), roles, limit)
+      .all(agentId, model, vectorBytes(vector), roles, limit, exclude)
       .map(hitOf);
   }
 
