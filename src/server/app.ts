@@ -15,6 +15,7 @@ import type { SessionService } from "../service/session-service.js";
 import type { ToolService } from "../service/tool-service.js";
 import { type AppEnv, authenticate } from "./auth.js";
 import { refuseDeepBodies } from "./body-depth.js";
+import { consoleRoutes, DEFAULT_CONSOLE_DIR } from "./console-assets.js";
 import { body, errorResponse } from "./error-response.js";
 import { type LogSink, requestLog } from "./request-log.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
@@ -56,6 +57,8 @@ export interface AppOptions {
   onUnexpectedError?: (error: unknown) => void;
   /** The largest request body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** The built web console (`dist/console` by default); `null` serves none. */
+  consoleDir?: string | null;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -135,5 +138,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     },
   });
   app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+  const consoleDir = options.consoleDir === undefined ? DEFAULT_CONSOLE_DIR : options.consoleDir;
+  if (consoleDir !== null) consoleRoutes(app, consoleDir);
   return app;
 }

@@ -1,0 +1,156 @@
+import { get, getOptional } from "../api.js";
+import { ErrorLine, useLoad } from "../load.js";
+import type { Message, Run, Step } from "../types.js";
+import { MessageView } from "./message-view.js";
+
+/** An agent's runs, newest first. */
+export function RunsView({ agentId }: { agentId: string }) {
+  const runs = useLoad(() => get<Run[]>(`/v1/runs/?agent_id=${agentId}&limit=100`), [agentId]);
+  return (
+    <div>
+      <ErrorLine error={runs.error} />
+      <table class="list" data-testid="runs">
+        <thead>
+          <tr>
+            <th>run</th>
+            <th>status</th>
+            <th>stop reason</th>
+            <th>steps</th>
+            <th>tokens in / out</th>
+            <th>duration</th>
+            <th>started</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(runs.data ?? []).map((run) => (
+            <tr key={run.id}>
+              <td>
+                <a href={`#/agents/${agentId}/runs/${run.id}`}>{run.id}</a>
+              </td>
+              <td>{run.status}</td>
+              <td>{run.stop_reason}</td>
+              <td>{run.usage?.step_count}</td>
+              <td>
+                {run.usage?.prompt_tokens} / {run.usage?.completion_tokens}
+              </td>
+              <td>{ms(run.total_duration_ns)}</td>
+              <td class="muted">{run.created_at.slice(0, 19).replace("T", " ")}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {runs.data?.length === 0 && <p class="muted">No runs yet.</p>}
+    </div>
+  );
+}
+
+interface Timeline {
+  run: Run;
+  messages: Message[];
+  /** Letta's step records, when this server has `/v1/runs/{id}/steps`. */
+  steps: Step[] | null;
+}
+
+async function loadTimeline(runId: string): Promise<Timeline> {
+  const [run, messages, steps] = await Promise.all([
+    get<Run>(`/v1/runs/${runId}`),
+    get<Message[]>(`/v1/runs/${runId}/messages?limit=1000&order=asc`),
+    getOptional<Step[]>(`/v1/runs/${runId}/steps?limit=1000&order=asc`),
+  ]);
+  return { run, messages, steps };
+}
+
+/**
+ * A run step by step: each step's model, tokens, durations and stop reason (from the step
+ * records, when the server keeps them) with the messages it produced: reasoning, tool calls and
+ * their returns, replies.
+ */
+export function RunTimeline({ agentId, runId }: { agentId: string; runId: string }) {
+  const timeline = useLoad(() => loadTimeline(runId), [runId]);
+  const data = timeline.data;
+  return (
+    <div data-testid="timeline">
+      <p>
+        <a href={`#/agents/${agentId}/runs`}>← runs</a>
+      </p>
+      <ErrorLine error={timeline.error} />
+      {data && (
+        <>
+          <div class="card">
+            <strong>{data.run.id}</strong> · {data.run.status} · stop: {data.run.stop_reason} ·{" "}
+            {data.run.usage?.step_count} steps · {data.run.usage?.prompt_tokens} tokens in /{" "}
+            {data.run.usage?.completion_tokens} out · {ms(data.run.total_duration_ns)} ·{" "}
+            {(data.run.models ?? []).join(", ")}
+          </div>
+          {groups(data).map((group, i) => (
+            <div class="card step" key={group.id} data-step={group.id}>
+              <div class="row">
+                <strong>step {i + 1}</strong>
+                <span class="muted small">{group.id}</span>
+              </div>
+              {group.step ? <StepFacts step={group.step} /> : null}
+              {group.messages.map((m) => (
+                <MessageView key={`${m.id}:${m.message_type}`} message={m} />
+              ))}
+            </div>
+          ))}
+          {data.steps === null && (
+            <p class="muted small">
+              This server keeps no step records (no /v1/runs/{"{id}"}/steps): the run's messages are
+              shown by step.
+            </p>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+interface Group {
+  id: string;
+  step: Step | undefined;
+  messages: Message[];
+}
+
+/** The run's messages grouped by step, in the order of the step records when there are any. */
+function groups({ messages, steps }: Timeline): Group[] {
+  const byId = new Map<string, Group>();
+  for (const step of steps ?? []) byId.set(step.id, { id: step.id, step, messages: [] });
+  for (const message of messages) {
+    const id = message.step_id ?? "(no step)";
+    let group = byId.get(id);
+    if (!group) {
+      group = { id, step: undefined, messages: [] };
+      byId.set(id, group);
+    }
+    group.messages.push(message);
+  }
+  return [...byId.values()];
+}
+
+function StepFacts({ step }: { step: Step }) {
+  // Durations are named by their unit (`*_ns`, `*_ms`) in Letta's step metrics and ours.
+  const durations = Object.entries(step).filter(
+    ([key, value]) => typeof value === "number" && /_(ns|ms)$/.test(key),
+  ) as [string, number][];
+  return (
+    <div class="facts small">
+      <span>model {step.model_handle ?? step.model ?? "?"}</span>
+      <span>status {step.status ?? "?"}</span>
+      {step.stop_reason && <span>stop {step.stop_reason}</span>}
+      <span>
+        tokens {step.prompt_tokens ?? "?"} in / {step.completion_tokens ?? "?"} out
+      </span>
+      {durations.map(([key, value]) => (
+        <span key={key}>
+          {key.replace(/_(ns|ms)$/, "")} {key.endsWith("_ns") ? ms(value) : `${value} ms`}
+        </span>
+      ))}
+      {step.error_type && <span class="error">error {step.error_type}</span>}
+    </div>
+  );
+}
+
+function ms(ns: number | null | undefined): string {
+  return ns == null ? "" : `${Math.round(ns / 1e6)} ms`;
+}
