@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // These need bubblewrap, a system package: `npm run test:sandbox` (vitest.sandbox.config.ts).
-    exclude: ["test/sandbox/**", "**/node_modules/**"],
+    // test/browser needs Chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: ["test/sandbox/**", "test/browser/**", "**/node_modules/**"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
   },

@@ -8,7 +8,10 @@ import { createApp } from "./app.js";
 const built = mkdtempSync(join(tmpdir(), "holdfast-console-files-"));
 mkdirSync(join(built, "assets"));
 writeFileSync(join(built, "index.html"), "<!doctype html><title>console</title>");
-writeFileSync(join(built, "assets", "index-abc.js"), `console.log(${JSON.stringify("x".repeat(4000))})`);
+writeFileSync(
+  join(built, "assets", "index-abc.js"),
+  `console.log(${JSON.stringify("x".repeat(4000))})`,
+);
 writeFileSync(join(tmpdir(), "holdfast-console-secret.txt"), "secret");
 
 const tokens = new Map([["t0ken", "default"]]);

@@ -22,6 +22,8 @@ export async function startTestServer(
     defaultModel?: string;
     /** How the shell runs; detected from the config's `sandbox.mode` when not given. */
     sandbox?: SandboxDetection;
+    /** The built console to serve at /console (dist/console by default). */
+    consoleDir?: string;
   } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "holdfast-e2e-"));
@@ -40,6 +42,7 @@ export async function startTestServer(
     version: "test",
     services: engine.services,
     tokens: options.tokens ?? null,
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   const server = await listen(app, "127.0.0.1", 0);
   const client = (apiKey?: string) =>

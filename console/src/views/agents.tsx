@@ -33,7 +33,7 @@ export function AgentsView() {
       >
         <input
           name="search"
-          placeholder="Search by name, description or tag"
+          placeholder="Search by name"
           value={query}
           onInput={(e) => setQuery(e.currentTarget.value)}
         />

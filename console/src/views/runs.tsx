@@ -82,11 +82,15 @@ export function RunTimeline({ agentId, runId }: { agentId: string; runId: string
             {data.run.usage?.completion_tokens} out · {ms(data.run.total_duration_ns)} ·{" "}
             {(data.run.models ?? []).join(", ")}
           </div>
-          {groups(data).map((group, i) => (
-            <div class="card step" key={group.id} data-step={group.id}>
+          {groups(data).map((group) => (
+            <div
+              class={`card ${group.step || group.id !== NO_STEP ? "step" : "input"}`}
+              key={group.id}
+              data-step={group.id}
+            >
               <div class="row">
-                <strong>step {i + 1}</strong>
-                <span class="muted small">{group.id}</span>
+                <strong>{group.id === NO_STEP ? "input" : `step ${group.index}`}</strong>
+                {group.id !== NO_STEP && <span class="muted small">{group.id}</span>}
               </div>
               {group.step ? <StepFacts step={group.step} /> : null}
               {group.messages.map((m) => (
@@ -106,8 +110,13 @@ export function RunTimeline({ agentId, runId }: { agentId: string; runId: string
   );
 }
 
+/** The run's input (the user's message, an approval's answer) belongs to no step. */
+const NO_STEP = "(input)";
+
 interface Group {
   id: string;
+  /** Its place among the run's steps, from 1. */
+  index: number;
   step: Step | undefined;
   messages: Message[];
 }
@@ -115,12 +124,14 @@ interface Group {
 /** The run's messages grouped by step, in the order of the step records when there are any. */
 function groups({ messages, steps }: Timeline): Group[] {
   const byId = new Map<string, Group>();
-  for (const step of steps ?? []) byId.set(step.id, { id: step.id, step, messages: [] });
+  let index = 0;
+  for (const step of steps ?? [])
+    byId.set(step.id, { id: step.id, index: ++index, step, messages: [] });
   for (const message of messages) {
-    const id = message.step_id ?? "(no step)";
+    const id = message.step_id ?? NO_STEP;
     let group = byId.get(id);
     if (!group) {
-      group = { id, step: undefined, messages: [] };
+      group = { id, index: id === NO_STEP ? 0 : ++index, step: undefined, messages: [] };
       byId.set(id, group);
     }
     group.messages.push(message);
