@@ -214,6 +214,25 @@ describe("the console in Chromium", () => {
     expect(left).toHaveLength(55);
   });
 
+  it("renders a long history a page at a time, loading older pages when asked", async () => {
+    const agent = (await api("POST", "/v1/agents/", { name: "long-history" })) as { id: string };
+    for (let i = 0; i < 130; i++)
+      await api("POST", `/v1/agents/${agent.id}/messages`, {
+        messages: [{ role: "user", content: `note ${i}` }],
+      });
+    await page.goto(`${server.url}/console/#/agents/${agent.id}/chat`);
+    const shown = page.locator("[data-testid=messages] .msg");
+    await page.locator(".msg.assistant", { hasText: "You said: note 129" }).waitFor();
+    expect(await shown.count()).toBe(100);
+    await page.click("text=Load older messages");
+    await page.locator(".msg.user", { hasText: "note 80" }).waitFor();
+    expect(await shown.count()).toBe(200);
+    await page.click("text=Load older messages");
+    await page.locator(".msg.user", { hasText: "note 0" }).first().waitFor();
+    expect(await shown.count()).toBe(260);
+    expect(await page.locator("text=Load older messages").count()).toBe(0);
+  });
+
   it("shows the chains view", async () => {
     await page.click("nav.top >> text=Chains");
     await page.locator("text=No chains are configured").waitFor();
