@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildConsole } from "../support/console-build.js";
+import { configWith } from "../support/fake-agents.js";
 import { startTestServer } from "../support/server-kit.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -35,7 +36,20 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   consoleDir = mkdtempSync(join(tmpdir(), "holdfast-console-"));
   buildConsole(consoleDir);
-  server = await startTestServer({ tokens: new Map([[TOKEN, "default"]]), consoleDir });
+  const ask = (name: string, task: string) => ({ type: "qa_assistant", name, task });
+  const config = configWith(
+    {},
+    {
+      review: {
+        description: "ask, then check",
+        stages: [
+          { name: "ask", agents: [ask("asker", "{{input}}")] },
+          { name: "check", agents: [ask("checker", "check {{previous}}")] },
+        ],
+      },
+    },
+  );
+  server = await startTestServer({ tokens: new Map([[TOKEN, "default"]]), consoleDir, config });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -233,9 +247,16 @@ describe("the console in Chromium", () => {
     expect(await page.locator("text=Load older messages").count()).toBe(0);
   });
 
-  it("shows the chains view", async () => {
+  it("runs a chain and follows its stages to the end", async () => {
     await page.click("nav.top >> text=Chains");
-    await page.locator("text=No chains are configured").waitFor();
-    await shot("10-chains");
+    const form = page.locator("form", { hasText: "review" });
+    await form.locator("input").fill("is the cache warm");
+    await form.locator("button", { hasText: "Run" }).click();
+    await page.waitForURL(/#\/chain-runs\/[^/]+$/);
+    for (const stage of ["ask", "check"])
+      await page.locator(`[data-stage=${stage}]`, { hasText: "completed" }).waitFor();
+    await page.locator(".facts span", { hasText: "completed" }).waitFor();
+    await page.locator("[data-stage=ask] pre", { hasText: "is the cache warm" }).waitFor();
+    await shot("10-chain-run");
   });
 });
