@@ -68,8 +68,9 @@ export function ChatView({ agentId }: { agentId: string }) {
           ...input,
           stream_tokens: true,
         },
-        (data) => {
+        (data, event) => {
           const frame = data as unknown as Message;
+          if (event === "error") return fail(new Error(errorOf(data)));
           if (frame.message_type === "stop_reason") setStatus(`stopped: ${frame.stop_reason}`);
           else if (frame.message_type === "usage_statistics")
             setStatus((s) => `${s} · ${frame.prompt_tokens} in / ${frame.completion_tokens} out`);
@@ -190,5 +191,13 @@ export function ChatView({ agentId }: { agentId: string }) {
         </span>
       </form>
     </div>
+  );
+}
+
+/** The message of an SSE `error` frame (Letta's `{error: {message}}`, or a bare `{message}`). */
+function errorOf(data: Record<string, unknown>): string {
+  const nested = data.error as { message?: string } | undefined;
+  return (
+    nested?.message ?? (typeof data.message === "string" ? data.message : JSON.stringify(data))
   );
 }

@@ -49,15 +49,22 @@ interface Timeline {
   messages: Message[];
   /** Letta's step records, when this server has `/v1/runs/{id}/steps`. */
   steps: Step[] | null;
+  /** Why the step records could not be read, when the route exists but failed. */
+  stepsError: string | null;
 }
 
 async function loadTimeline(runId: string): Promise<Timeline> {
   const [run, messages, steps] = await Promise.all([
     get<Run>(`/v1/runs/${runId}`),
     get<Message[]>(`/v1/runs/${runId}/messages?limit=1000&order=asc`),
-    getOptional<Step[]>(`/v1/runs/${runId}/steps?limit=1000&order=asc`),
+    // Step records are an addition to the timeline, never a reason to lose it.
+    getOptional<Step[]>(`/v1/runs/${runId}/steps?limit=100&order=asc`).catch((e: unknown) => ({
+      unavailable: e instanceof Error ? e.message : String(e),
+    })),
   ]);
-  return { run, messages, steps };
+  return Array.isArray(steps) || steps === null
+    ? { run, messages, steps, stepsError: null }
+    : { run, messages, steps: null, stepsError: steps.unavailable };
 }
 
 /**
@@ -98,7 +105,10 @@ export function RunTimeline({ agentId, runId }: { agentId: string; runId: string
               ))}
             </div>
           ))}
-          {data.steps === null && (
+          {data.stepsError && (
+            <p class="muted small">The step records could not be read: {data.stepsError}</p>
+          )}
+          {data.steps === null && !data.stepsError && (
             <p class="muted small">
               This server keeps no step records (no /v1/runs/{"{id}"}/steps): the run's messages are
               shown by step.
