@@ -13,13 +13,11 @@ export function mergeFrame(messages: Message[], frame: Message): Message[] {
   );
   if (at === -1) return [...messages, frame];
   const old = messages[at] as Message;
-  const merged: Message = DELTAS.has(frame.message_type)
-    ? {
-        ...old,
-        content: textOf(old.content) + textOf(frame.content),
-        reasoning: (old.reasoning ?? "") + (frame.reasoning ?? ""),
-      }
-    : frame;
+  const merged: Message = !DELTAS.has(frame.message_type)
+    ? frame
+    : frame.message_type === "reasoning_message"
+      ? { ...old, reasoning: (old.reasoning ?? "") + (frame.reasoning ?? "") }
+      : { ...old, content: textOf(old.content) + textOf(frame.content) };
   return [...messages.slice(0, at), merged, ...messages.slice(at + 1)];
 }
 

@@ -2,6 +2,7 @@ import { get, getOptional } from "../api.js";
 import { ErrorLine, useLoad } from "../load.js";
 import type { Message, Run, Step } from "../types.js";
 import { MessageView } from "./message-view.js";
+import { durationsOf, groups, NO_STEP } from "./timeline.js";
 
 /** An agent's runs, newest first. */
 export function RunsView({ agentId }: { agentId: string }) {
@@ -120,40 +121,7 @@ export function RunTimeline({ agentId, runId }: { agentId: string; runId: string
   );
 }
 
-/** The run's input (the user's message, an approval's answer) belongs to no step. */
-const NO_STEP = "(input)";
-
-interface Group {
-  id: string;
-  /** Its place among the run's steps, from 1. */
-  index: number;
-  step: Step | undefined;
-  messages: Message[];
-}
-
-/** The run's messages grouped by step, in the order of the step records when there are any. */
-function groups({ messages, steps }: Timeline): Group[] {
-  const byId = new Map<string, Group>();
-  let index = 0;
-  for (const step of steps ?? [])
-    byId.set(step.id, { id: step.id, index: ++index, step, messages: [] });
-  for (const message of messages) {
-    const id = message.step_id ?? NO_STEP;
-    let group = byId.get(id);
-    if (!group) {
-      group = { id, index: id === NO_STEP ? 0 : ++index, step: undefined, messages: [] };
-      byId.set(id, group);
-    }
-    group.messages.push(message);
-  }
-  return [...byId.values()];
-}
-
 function StepFacts({ step }: { step: Step }) {
-  // Durations are named by their unit (`*_ns`, `*_ms`) in Letta's step metrics and ours.
-  const durations = Object.entries(step).filter(
-    ([key, value]) => typeof value === "number" && /_(ns|ms)$/.test(key),
-  ) as [string, number][];
   return (
     <div class="facts small">
       <span>model {step.model_handle ?? step.model ?? "?"}</span>
@@ -162,9 +130,9 @@ function StepFacts({ step }: { step: Step }) {
       <span>
         tokens {step.prompt_tokens ?? "?"} in / {step.completion_tokens ?? "?"} out
       </span>
-      {durations.map(([key, value]) => (
-        <span key={key}>
-          {key.replace(/_(ns|ms)$/, "")} {key.endsWith("_ns") ? ms(value) : `${value} ms`}
+      {durationsOf(step).map(([name, value]) => (
+        <span key={name}>
+          {name} {value} ms
         </span>
       ))}
       {step.error_type && <span class="error">error {step.error_type}</span>}
