@@ -20,6 +20,7 @@ import type { StepService } from "../service/step-service.js";
 import type { ToolService } from "../service/tool-service.js";
 import { type AppEnv, authenticate } from "./auth.js";
 import { refuseDeepBodies } from "./body-depth.js";
+import { consoleRoutes, DEFAULT_CONSOLE_DIR } from "./console-assets.js";
 import { body, errorResponse } from "./error-response.js";
 import { type LogSink, requestLog } from "./request-log.js";
 import { agentMaintenanceRoutes } from "./routes/agent-maintenance.js";
@@ -78,6 +79,8 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Served at `GET /metrics` as the config's `observability.metrics` says; none without. */
   metrics?: { scrape(): Promise<string>; readonly contentType: string };
+  /** The built web console (`dist/console` by default); `null` serves none. */
+  consoleDir?: string | null;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -176,5 +179,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     },
   });
   app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+  const consoleDir = options.consoleDir === undefined ? DEFAULT_CONSOLE_DIR : options.consoleDir;
+  if (consoleDir !== null) consoleRoutes(app, consoleDir);
   return app;
 }

@@ -4,8 +4,17 @@ import { body } from "./error-response.js";
 /** The project (tenant) every request without auth belongs to. */
 export const DEFAULT_PROJECT = "default";
 
-/** Paths anyone may read: health and the API's documentation. */
-const OPEN_PATHS = [/^\/v1\/health\/?$/, /^\/openapi\.json$/, /^\/docs\/?$/];
+/**
+ * Paths anyone may read: health, the API's documentation, and the console's static files (they
+ * hold no data; the console asks for a token when the API answers 401).
+ */
+const OPEN_PATHS = [
+  /^\/v1\/health\/?$/,
+  /^\/openapi\.json$/,
+  /^\/docs\/?$/,
+  /^\/$/,
+  /^\/console(\/|$)/,
+];
 
 export type AppEnv = { Variables: { projectId: string } };
 

@@ -45,7 +45,10 @@ export class AgentService {
     filters: AgentFilters = {},
     include: readonly string[] = [],
   ): Promise<AgentStateView[]> {
-    const filtering = Object.values(filters).some((value) => value !== undefined);
+    // `matchAllTags` alone filters nothing; without a filter the store pages by itself, so a
+    // page of a project with 10,000 agents reads one page, not every agent.
+    const filtering =
+      filters.name !== undefined || Boolean(filters.queryText) || (filters.tags?.length ?? 0) > 0;
     const page = filtering
       ? { ...query, after: undefined, before: undefined, limit: 100_000 }
       : query;

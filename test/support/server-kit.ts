@@ -24,6 +24,8 @@ export async function startTestServer(
     sandbox?: SandboxDetection;
     /** Trace export settings (OTEL_*); none by default, whatever the test process has. */
     otelEnv?: NodeJS.ProcessEnv;
+    /** The built console to serve at /console (dist/console by default). */
+    consoleDir?: string;
   } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "holdfast-e2e-"));
@@ -44,6 +46,7 @@ export async function startTestServer(
     services: engine.services,
     tokens: options.tokens ?? null,
     metrics: engine.metrics,
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   const server = await listen(app, "127.0.0.1", 0);
   const client = (apiKey?: string) =>
