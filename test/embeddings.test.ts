@@ -205,8 +205,10 @@ describe("embeddings and hybrid search", () => {
       messages: [{ role: "user", content: "we are throwing a party on saturday" }],
     });
     await engine.embeddings.queue.settled();
+    // "celebration" shares no word with the turn: only its vector finds it (the agent's reply,
+    // which repeats it, is found as well).
     const hits = await engine.store.searchMessages(agentId, "celebration", { limit: 3 });
-    expect(hits[0]?.text).toBe("we are throwing a party on saturday");
+    expect(hits.map((hit) => hit.text)).toContain("we are throwing a party on saturday");
   });
 
   it("searches full-text only without an embedding model, and says so on the agent", async () => {
