@@ -7,6 +7,7 @@ import type { chainOverhead } from "./chain.js";
 import type { fanOut } from "./fan-out.js";
 import type { memoryQueries } from "./memory-queries.js";
 import type { prefixStability } from "./prefix-stability.js";
+import type { recallCost } from "./recall.js";
 import type * as scenarios from "./scenarios.js";
 import type { BenchStore } from "./scenarios.js";
 import type { vectorSearch } from "./vector-search.js";
@@ -108,6 +109,8 @@ async function runScenario(name: string, quick: boolean, target: BenchStore): Pr
       return (await import("./vector-search.js")).vectorSearch(
         quick ? [10_000, 20_000] : [10_000, 100_000],
       );
+    case "recall":
+      return (await import("./recall.js")).recallCost(n(300), quick ? 1_000 : 10_000);
     case "chain":
       return (await import("./chain.js")).chainOverhead(n(300), durability);
     case "prefix": {
@@ -149,6 +152,7 @@ function runAll(quick: boolean) {
     memory: inChild<Awaited<ReturnType<typeof memoryQueries>>>("memory", quick),
     prefix: inChild<Record<"short" | "long", Of<typeof prefixStability>>>("prefix", quick),
     vectors: inChild<Awaited<ReturnType<typeof vectorSearch>>>("vectors", quick),
+    recall: inChild<Awaited<ReturnType<typeof recallCost>>>("recall", quick),
     durabilityNormal: runNormal(quick),
   };
 }
@@ -249,6 +253,10 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `archival search, one agent with ${v.passages} passages (${v.dimensions}-d vectors): vector / hybrid searches per s`,
       `${v.vectorSearchesPerSecond} / ${v.hybridSearchesPerSecond} (${v.passagesComparedPerSecond} passages compared per s)`,
     ]),
+    [
+      `turn p50 ms, persistent / learning (recall over ${r.recall.passages} passages and the history)`,
+      `${f(r.recall.plain.p50Ms)} / ${f(r.recall.learning.p50Ms)} (recall adds ${f(r.recall.recallOverheadP50Ms)})`,
+    ],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);
