@@ -30,6 +30,11 @@ const KNOWN_ENGINE_BUGS = [
     "heavy",
     "a mid-level parent cancelled while spawning leaves a grandchild asking for approval",
   ],
+  [
+    1168,
+    "heavy",
+    "a parent deleted while a child's spawn is in flight leaves the child's task running",
+  ],
 ] as const;
 /** Seeds the orchestration workload failed on, for engine bugs since fixed. */
 const FIXED_ENGINE_BUGS = [

@@ -84,6 +84,9 @@ export async function runStageAgent(
       run_id: ids.runId,
       started_at_ms: slot.started_at_ms ?? clock.now(),
     });
+    // Stored before the task goes out: a restart must never find an agent of this stage at
+    // work while the record still shows the stage before it unfinished (then cancelled).
+    await state.flush();
     const input = { content: at.task(), otid: ids.otid };
     const send = () => engine.send(ids.agentId, input, { runId: ids.runId });
     let outcome = await retrying(clock, send, parts.signal);
