@@ -1,6 +1,7 @@
 import { type Divergence, replayRun } from "../agent/replay.js";
 import { createTurnAgent } from "../agent/turn-agent.js";
 import { ConflictError, NotFoundError } from "../core/errors.js";
+import type { JournalEntry } from "../records/run-journal.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 
 /** What `POST /v1/runs/{run_id}/replay` answers. */
@@ -17,6 +18,22 @@ export type ReplayView = {
  */
 export class ReplayService {
   constructor(private readonly ctx: ServiceContext) {}
+
+  /**
+   * A run's journal as recorded (`GET /v1/runs/{run_id}/journal`): per step, the tools offered,
+   * `tool_choice` and the model's response; tool results; approvals. The run must be the
+   * project's. Empty for a run recorded before journals were kept.
+   */
+  async journal(
+    projectId: string,
+    runId: string,
+  ): Promise<{ run_id: string; agent_id: string; entries: JournalEntry[] }> {
+    const run = await this.ctx.store.getRun(runId);
+    const agent = run ? await this.ctx.store.getAgent(run.agent_id) : null;
+    if (!run || agent?.project_id !== projectId) throw new NotFoundError("run", runId);
+    const entries = await this.ctx.store.listRunJournal(runId);
+    return { run_id: runId, agent_id: run.agent_id, entries };
+  }
 
   async replay(projectId: string, runId: string): Promise<ReplayView> {
     const run = await this.ctx.store.getRun(runId);

@@ -45,6 +45,32 @@ const replay = createRoute({
   },
 });
 
+const journal = createRoute({
+  method: "get",
+  path: "/v1/runs/{run_id}/journal",
+  tags: ["runs"],
+  summary:
+    "A run's journal: per step the tools offered, tool_choice and the model's response; tool results and approvals",
+  description:
+    "What the loop recorded for replay. Not recorded: the full prompt text (system prompt, memory and history as sent).",
+  request: { params: z.object({ run_id: z.string().min(1).max(200) }) },
+  responses: {
+    200: {
+      description: "The entries, in order",
+      content: {
+        "application/json": {
+          schema: z.object({
+            run_id: z.string(),
+            agent_id: z.string(),
+            entries: z.array(z.looseObject({ kind: z.string() })),
+          }),
+        },
+      },
+    },
+    ...AGENT_ERRORS,
+  },
+});
+
 const fork = createRoute({
   method: "post",
   path: "/v1/agents/{agent_id}/fork",
@@ -70,6 +96,9 @@ export function replayForkRoutes(
 ): void {
   app.openapi(replay, async (c) =>
     c.json(await services.replay.replay(c.get("projectId"), c.req.valid("param").run_id), 200),
+  );
+  app.openapi(journal, async (c) =>
+    c.json(await services.replay.journal(c.get("projectId"), c.req.valid("param").run_id), 200),
   );
   app.openapi(fork, async (c) => {
     const { agent_id } = c.req.valid("param");
