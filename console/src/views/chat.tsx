@@ -1,11 +1,14 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { get, post, stream } from "../api.js";
 import { ErrorLine } from "../load.js";
+import { go } from "../route.js";
 import type { Agent, Message, ToolCall } from "../types.js";
 import { callsOf, mergeFrame } from "./chat-state.js";
 import { MessageView } from "./message-view.js";
 
 const PAGE = 100;
+/** A fork may end after a message that splits no tool call from its return. */
+const FORKABLE = new Set(["user_message", "assistant_message"]);
 
 /**
  * The chat: the history a page at a time (only the loaded pages are rendered, so a 5,000-message
@@ -94,6 +97,14 @@ export function ChatView({ agentId }: { agentId: string }) {
     }
   }
 
+  /** Forks the agent after this message and opens the fork. */
+  async function fork(message: Message) {
+    const forked = await post<Agent>(`/v1/agents/${agentId}/fork`, {
+      message_id: message.id,
+    }).catch(fail);
+    if (forked) go(`agents/${forked.id}/chat`);
+  }
+
   function say(text: string) {
     const local: Message = {
       id: `local-${Date.now()}`,
@@ -132,9 +143,23 @@ export function ChatView({ agentId }: { agentId: string }) {
             Load older messages
           </button>
         )}
-        {messages.map((m) => (
-          <MessageView key={`${m.id}:${m.message_type}`} message={m} />
-        ))}
+        {messages.map((m) =>
+          FORKABLE.has(m.message_type) && !m.id.startsWith("local-") ? (
+            <div class="forkable" key={`${m.id}:${m.message_type}`} data-message={m.id}>
+              <MessageView message={m} />
+              <button
+                type="button"
+                class="link small"
+                title="A new agent with the history and memory as of this message"
+                onClick={() => void fork(m)}
+              >
+                Fork here
+              </button>
+            </div>
+          ) : (
+            <MessageView key={`${m.id}:${m.message_type}`} message={m} />
+          ),
+        )}
       </div>
       {pending.length > 0 && (
         <div class="card approvals" data-testid="approvals">

@@ -1,8 +1,12 @@
+import { useState } from "preact/hooks";
 import { get, getOptional } from "../api.js";
 import { ErrorLine, useLoad } from "../load.js";
 import type { Message, Run, Step } from "../types.js";
+import { exchanges, type JournalEntry, newInputs } from "./journal.js";
 import { MessageView } from "./message-view.js";
-import { durationsOf, groups, NO_STEP } from "./timeline.js";
+import { type ReplayOutcome, ReplayPanel } from "./replay.js";
+import { ModelExchange, NotRecorded, StepFacts } from "./step-detail.js";
+import { groups, NO_STEP } from "./timeline.js";
 
 /** An agent's runs, newest first. */
 export function RunsView({ agentId }: { agentId: string }) {
@@ -52,30 +56,43 @@ interface Timeline {
   steps: Step[] | null;
   /** Why the step records could not be read, when the route exists but failed. */
   stepsError: string | null;
+  /** The run journal's entries (offers and responses); null without the route. */
+  journal: JournalEntry[] | null;
 }
 
+/** An addition to the timeline, never a reason to lose it: null on 404, the error otherwise. */
+const optional = <T,>(path: string) =>
+  getOptional<T>(path).catch((e: unknown) => ({
+    unavailable: e instanceof Error ? e.message : String(e),
+  }));
+
 async function loadTimeline(runId: string): Promise<Timeline> {
-  const [run, messages, steps] = await Promise.all([
+  const [run, messages, steps, journal] = await Promise.all([
     get<Run>(`/v1/runs/${runId}`),
     get<Message[]>(`/v1/runs/${runId}/messages?limit=1000&order=asc`),
-    // Step records are an addition to the timeline, never a reason to lose it.
-    getOptional<Step[]>(`/v1/runs/${runId}/steps?limit=100&order=asc`).catch((e: unknown) => ({
-      unavailable: e instanceof Error ? e.message : String(e),
-    })),
+    optional<Step[]>(`/v1/runs/${runId}/steps?limit=1000&order=asc`),
+    optional<{ entries: JournalEntry[] }>(`/v1/runs/${runId}/journal`),
   ]);
-  return Array.isArray(steps) || steps === null
-    ? { run, messages, steps, stepsError: null }
-    : { run, messages, steps: null, stepsError: steps.unavailable };
+  return {
+    run,
+    messages,
+    steps: Array.isArray(steps) ? steps : null,
+    stepsError: steps && !Array.isArray(steps) ? steps.unavailable : null,
+    journal: journal && "entries" in journal ? journal.entries : null,
+  };
 }
 
 /**
- * A run step by step: each step's model, tokens, durations and stop reason (from the step
- * records, when the server keeps them) with the messages it produced: reasoning, tool calls and
- * their returns, replies.
+ * A run step by step: each step's model, tokens, durations and tool calls (from the step
+ * records), its model request and response (from the run journal), and the messages it
+ * produced; with a replay of the run against today's config.
  */
 export function RunTimeline({ agentId, runId }: { agentId: string; runId: string }) {
   const timeline = useLoad(() => loadTimeline(runId), [runId]);
+  const [replay, setReplay] = useState<ReplayOutcome | null>(null);
   const data = timeline.data;
+  const byStep = data?.journal ? exchanges(data.journal) : null;
+  const inputs = data ? newInputs(data.messages) : null;
   return (
     <div data-testid="timeline">
       <p>
@@ -90,9 +107,13 @@ export function RunTimeline({ agentId, runId }: { agentId: string; runId: string
             {data.run.usage?.completion_tokens} out · {ms(data.run.total_duration_ns)} ·{" "}
             {(data.run.models ?? []).join(", ")}
           </div>
+          <ReplayPanel runId={runId} onOutcome={setReplay} />
+          <NotRecorded />
           {groups(data).map((group) => (
             <div
-              class={`card ${group.step || group.id !== NO_STEP ? "step" : "input"}`}
+              class={`card ${group.step || group.id !== NO_STEP ? "step" : "input"} ${
+                replay && !replay.matches && replay.step_id === group.id ? "diverged" : ""
+              }`}
               key={group.id}
               data-step={group.id}
             >
@@ -101,6 +122,9 @@ export function RunTimeline({ agentId, runId }: { agentId: string; runId: string
                 {group.id !== NO_STEP && <span class="muted small">{group.id}</span>}
               </div>
               {group.step ? <StepFacts step={group.step} /> : null}
+              {group.id !== NO_STEP && byStep && (
+                <ModelExchange exchange={byStep.get(group.id)} inputs={inputs?.get(group.id)} />
+              )}
               {group.messages.map((m) => (
                 <MessageView key={`${m.id}:${m.message_type}`} message={m} />
               ))}
@@ -117,25 +141,6 @@ export function RunTimeline({ agentId, runId }: { agentId: string; runId: string
           )}
         </>
       )}
-    </div>
-  );
-}
-
-function StepFacts({ step }: { step: Step }) {
-  return (
-    <div class="facts small">
-      <span>model {step.model_handle ?? step.model ?? "?"}</span>
-      <span>status {step.status ?? "?"}</span>
-      {step.stop_reason && <span>stop {step.stop_reason}</span>}
-      <span>
-        tokens {step.prompt_tokens ?? "?"} in / {step.completion_tokens ?? "?"} out
-      </span>
-      {durationsOf(step).map(([name, value]) => (
-        <span key={name}>
-          {name} {value} ms
-        </span>
-      ))}
-      {step.error_type && <span class="error">error {step.error_type}</span>}
     </div>
   );
 }
