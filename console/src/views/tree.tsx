@@ -1,10 +1,19 @@
+import { useEffect } from "preact/hooks";
 import { get } from "../api.js";
 import { ErrorLine, useLoad } from "../load.js";
 import type { ChildNode } from "../types.js";
 
-/** The sub-agents this agent spawned, as a tree with each one's status and task. */
+/** How often the open tree asks again, so spawns and finished tasks show without a click. */
+const REFRESH_MS = 1500;
+
+/** The sub-agents this agent spawned, as a live tree with each one's status and task. */
 export function TreeView({ agentId }: { agentId: string }) {
   const tree = useLoad(() => get<ChildNode[]>(`/v1/agents/${agentId}/children`), [agentId]);
+  const { reload } = tree;
+  useEffect(() => {
+    const timer = setInterval(reload, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
   return (
     <div data-testid="tree">
       <button type="button" class="link" onClick={tree.reload}>
@@ -22,7 +31,7 @@ function Nodes({ nodes }: { nodes: ChildNode[] }) {
   return (
     <ul class="tree">
       {nodes.map((node) => (
-        <li key={node.id}>
+        <li key={node.id} data-child={node.name}>
           <a href={`#/agents/${node.id}/chat`}>{node.name}</a>{" "}
           <span class="muted">[{node.agent_type}]</span> {node.status}
           {node.task_run && (
