@@ -45,6 +45,7 @@ export async function openConsole(
   );
   await page.goto(`${serverUrl}/console/`);
   await page.evaluate((t) => sessionStorage.setItem("holdfast.token", t), token);
+  await page.reload();
   return { browser, page };
 }
 

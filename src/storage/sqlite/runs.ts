@@ -37,7 +37,13 @@ export function listRuns(sql: Statements, filter: RunFilter, page: PageQuery): R
   const bounds = pageBounds(page, (id) => seqFrom(sql.runOrder, id, filter.projectId, agent));
   if (!bounds) return [];
   const statuses = runStatuses(filter);
-  const statement = page.order === "asc" ? sql.runsAsc : sql.runsDesc;
+  const statement = agent
+    ? page.order === "asc"
+      ? sql.agentRunsAsc
+      : sql.agentRunsDesc
+    : page.order === "asc"
+      ? sql.runsAsc
+      : sql.runsDesc;
   const { lower, upper, limit } = bounds;
   const wanted = statuses ? JSON.stringify(statuses) : null;
   const rows = statement.all(filter.projectId, agent, wanted, lower, upper, limit);

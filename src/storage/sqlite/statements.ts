@@ -109,6 +109,18 @@ const SQL = {
       AND (?3 IS NULL OR json_extract(r.body, '$.status') IN (SELECT value FROM json_each(?3)))
       AND r.rowid > ?4 AND r.rowid < ?5
     ORDER BY r.rowid DESC LIMIT ?6`,
+  // One agent's runs through runs_by_agent: the forms above, with `?2 IS NULL OR`, make SQLite
+  // walk every run of the database for each agent (an agents page read one such list per agent).
+  agentRunsAsc: `SELECT r.body FROM runs AS r JOIN agents AS a ON a.id = r.agent_id
+    WHERE r.agent_id = ?2 AND a.project_id = ?1
+      AND (?3 IS NULL OR json_extract(r.body, '$.status') IN (SELECT value FROM json_each(?3)))
+      AND r.rowid > ?4 AND r.rowid < ?5
+    ORDER BY r.rowid ASC LIMIT ?6`,
+  agentRunsDesc: `SELECT r.body FROM runs AS r JOIN agents AS a ON a.id = r.agent_id
+    WHERE r.agent_id = ?2 AND a.project_id = ?1
+      AND (?3 IS NULL OR json_extract(r.body, '$.status') IN (SELECT value FROM json_each(?3)))
+      AND r.rowid > ?4 AND r.rowid < ?5
+    ORDER BY r.rowid DESC LIMIT ?6`,
 
   putChainRun: `INSERT INTO chain_runs (id, project_id, chain, status, body) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (id) DO UPDATE SET project_id = excluded.project_id, chain = excluded.chain,
