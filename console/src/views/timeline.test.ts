@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Message, Step } from "../types.js";
-import { durationsOf, groups, NO_STEP } from "./timeline.js";
+import { groups, NO_STEP } from "./timeline.js";
 
 const message = (id: string, step_id: string | null, message_type = "assistant_message") =>
   ({ id, step_id, message_type }) as Message;
@@ -34,14 +34,6 @@ describe("a run's timeline", () => {
       ["step-a", 1, "step-a", 2],
       ["step-x", 2, "step-x", 0],
       ["step-b", 3, "step-b", 1],
-    ]);
-  });
-
-  it("reads a step's durations from fields named by their unit", () => {
-    const step: Step = { id: "s", step_ns: 2_400_000, llm_request_ms: 1.5, prompt_tokens: 7 };
-    expect(durationsOf(step)).toEqual([
-      ["step", 2],
-      ["llm_request", 1.5],
     ]);
   });
 });

@@ -39,12 +39,3 @@ export function groups({
   byId.delete(NO_STEP);
   return input ? [input, ...byId.values()] : [...byId.values()];
 }
-
-/** A step's durations in milliseconds, by name: Letta names them by unit (`*_ns`, `*_ms`). */
-export function durationsOf(step: Step): [string, number][] {
-  return Object.entries(step).flatMap(([key, value]) => {
-    const unit = /_(ns|ms)$/.exec(key)?.[1];
-    if (typeof value !== "number" || !unit) return [];
-    return [[key.slice(0, -3), unit === "ns" ? Math.round(value / 1e6) : value]];
-  });
-}
