@@ -107,6 +107,63 @@ export const MIGRATIONS: readonly string[] = [
     body jsonb NOT NULL
   );
   `,
+  // 2: what other work added to the Store since the first schema: step records (written with
+  // the step), the run journal and memory history (replay and fork, decision 020; agents stored
+  // before get a baseline of their blocks after their messages so far), and vectors for hybrid
+  // search, kept as real[] with exact cosine distance computed by Holdfast (no pgvector here).
+  `
+  CREATE TABLE steps (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    run_id text,
+    model text NOT NULL,
+    created_at_ms double precision NOT NULL,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX steps_by_agent ON steps (agent_id, seq);
+  CREATE INDEX steps_by_run ON steps (run_id, seq) WHERE run_id IS NOT NULL;
+
+  CREATE TABLE run_journal (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id text NOT NULL,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX run_journal_by_run ON run_journal (run_id, seq);
+
+  CREATE TABLE memory_history (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    position bigint NOT NULL,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX memory_history_by_agent ON memory_history (agent_id, seq);
+  INSERT INTO memory_history (agent_id, position, body)
+    SELECT a.id, 2 * (SELECT count(*) FROM messages AS m WHERE m.agent_id = a.id) + 1,
+      '{"kind":"baseline"}'::jsonb
+    FROM agents AS a ORDER BY a.seq;
+  INSERT INTO memory_history (agent_id, position, body)
+    SELECT b.agent_id,
+      2 * (SELECT count(*) FROM messages AS m WHERE m.agent_id = b.agent_id) + 1,
+      jsonb_build_object('kind', 'block', 'block', b.body)
+    FROM blocks AS b ORDER BY b.seq;
+
+  CREATE TABLE passage_vectors (
+    row_seq bigint PRIMARY KEY REFERENCES passages (seq) ON DELETE CASCADE,
+    agent_id text NOT NULL,
+    model text NOT NULL,
+    vector real[] NOT NULL
+  );
+  CREATE INDEX passage_vectors_by_agent ON passage_vectors (agent_id, model);
+  CREATE TABLE message_vectors (
+    row_seq bigint PRIMARY KEY REFERENCES messages (seq) ON DELETE CASCADE,
+    agent_id text NOT NULL,
+    model text NOT NULL,
+    vector real[] NOT NULL
+  );
+  CREATE INDEX message_vectors_by_agent ON message_vectors (agent_id, model);
+  `,
 ];
 
 /** Serialises migrators of one schema: any number of servers may start at once. */

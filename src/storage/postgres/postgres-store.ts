@@ -2,39 +2,42 @@ import type pg from "pg";
 import { NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
 import { ChainRunRecord } from "../../records/chain-run.js";
+import type { MemoryVersion } from "../../records/memory-history.js";
 import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
+import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
+import type { StepRecord } from "../../records/step-record.js";
 import type {
   ChainRunFilter,
   NewAgent,
   PageQuery,
   PassageFilter,
   RunFilter,
+  StepFilter,
   Store,
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
+import { commitStep } from "./commit.js";
 import { ownedQueryTerms } from "./full-text.js";
+import {
+  memoryHistory,
+  passageDeletion,
+  rememberCreated,
+  rememberEdited,
+  runJournal,
+} from "./history.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";
-import {
-  bodies,
-  body,
-  passageOf,
-  type Row,
-  seqOf,
-  sessionOf,
-  storageError,
-  text,
-  timerOf,
-} from "./rows.js";
+import { bodies, body, passageOf, type Row, seqOf, sessionOf, text, timerOf } from "./rows.js";
 import { searchMessages, searchPassages } from "./search.js";
 import { SQL } from "./statements.js";
-import { COMMIT_STEP, commitStepParams } from "./step-statement.js";
 import { writeBlock, writeMessages, writePassages, writeRun } from "./step-writer.js";
+import { listSteps, readStep } from "./steps.js";
+import { PostgresVectors } from "./vectors.js";
 import { reconcileWakeUps } from "./wake-ups.js";
 
 /**
@@ -57,10 +60,12 @@ export async function openPostgresStore(
  */
 export class PostgresStore implements Store {
   readonly mcpServers: PostgresMcpServers;
+  readonly vectors: PostgresVectors;
   private closed = false;
 
   constructor(private readonly pool: pg.Pool) {
     this.mcpServers = new PostgresMcpServers(pool);
+    this.vectors = new PostgresVectors(pool);
   }
 
   private async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
@@ -83,6 +88,7 @@ export class PostgresStore implements Store {
       for (const block of blocks) await writeBlock(tx, agent.id, block);
       if (messages.length > 0)
         await writeMessages(tx, (await keyOf(tx, agent.id)) as number, agent.id, messages);
+      await rememberCreated(tx, agent.id, blocks, messages.length);
     });
   }
 
@@ -115,7 +121,10 @@ export class PostgresStore implements Store {
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
     const parsed = parseInput(CoreBlock, block, ["block"]);
-    await this.tx((tx) => writeBlock(tx, agentId, parsed), agentId);
+    await this.tx(async (tx) => {
+      await writeBlock(tx, agentId, parsed);
+      await rememberEdited(tx, agentId, [{ kind: "block", block: parsed }]);
+    }, agentId);
   }
 
   async findBlock(projectId: string, blockId: string) {
@@ -125,8 +134,11 @@ export class PostgresStore implements Store {
   }
 
   async deleteBlock(agentId: string, label: string): Promise<boolean> {
-    const result = await this.pool.query(SQL.deleteBlock, [agentId, label]);
-    return (result.rowCount ?? 0) > 0;
+    return this.tx(async (tx) => {
+      const deleted = ((await tx.query(SQL.deleteBlock, [agentId, label])).rowCount ?? 0) > 0;
+      if (deleted) await rememberEdited(tx, agentId, [{ kind: "block_deleted", label }]);
+      return deleted;
+    });
   }
 
   async loadBlocks(agentId: string): Promise<CoreBlock[]> {
@@ -135,12 +147,23 @@ export class PostgresStore implements Store {
 
   /** One statement per step (atomic alone): messages, memory, the checkpoint, timers, run. */
   async commit(step: StepCommit): Promise<void> {
-    const validated = validateStep(step);
-    try {
-      await this.pool.query(COMMIT_STEP, commitStepParams(validated));
-    } catch (error) {
-      throw storageError(error, validated.agentId);
-    }
+    await commitStep(this.pool, validateStep(step));
+  }
+
+  async getStep(stepId: string): Promise<StepRecord | null> {
+    return readStep(this.pool, stepId);
+  }
+
+  async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {
+    return listSteps(this.pool, filter, page);
+  }
+
+  async listRunJournal(runId: string): Promise<JournalEntry[]> {
+    return runJournal(this.pool, runId);
+  }
+
+  async memoryHistory(agentId: string): Promise<MemoryVersion[]> {
+    return memoryHistory(this.pool, agentId);
   }
 
   async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
@@ -195,7 +218,11 @@ export class PostgresStore implements Store {
 
   async insertPassages(agentId: string, passages: readonly Passage[]): Promise<void> {
     const parsed = passages.map((passage, i) => parseInput(Passage, passage, ["passages", i]));
-    await this.tx((tx, agentKey) => writePassages(tx, agentKey, agentId, parsed), agentId);
+    await this.tx(async (tx, agentKey) => {
+      await writePassages(tx, agentKey, agentId, parsed);
+      const added = parsed.map((passage) => ({ kind: "passage" as const, id: passage.id }));
+      await rememberEdited(tx, agentId, added);
+    }, agentId);
   }
 
   async listPassages(
@@ -211,8 +238,11 @@ export class PostgresStore implements Store {
   }
 
   async deletePassage(agentId: string, passageId: string): Promise<boolean> {
-    const result = await this.pool.query(SQL.deletePassage, [agentId, passageId]);
-    return (result.rowCount ?? 0) > 0;
+    return this.tx(async (tx) => {
+      const deletion = await passageDeletion(tx, agentId, passageId);
+      if (deletion) await rememberEdited(tx, agentId, [deletion]);
+      return ((await tx.query(SQL.deletePassage, [agentId, passageId])).rowCount ?? 0) > 0;
+    });
   }
 
   async loadSession(agentId: string): Promise<SessionState | null> {
