@@ -22,7 +22,8 @@ import { InMemoryChainRuns } from "./chain-runs.js";
 import { searchMessages, searchPassages } from "./full-text.js";
 import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
-import { copy, pageOf, pairKey } from "./rows.js";
+import { copy, pageOf } from "./rows.js";
+import { InMemoryRuns } from "./runs.js";
 import { InMemorySteps } from "./steps.js";
 import { InMemoryTimers } from "./timers.js";
 import { InMemoryVectors } from "./vectors.js";
@@ -64,14 +65,10 @@ class InMemoryStore implements Store {
   private readonly messageOrder = new Map<string, number>();
   private messagesStored = 0;
   private readonly passageIds = new Set<string>();
-  private readonly runs = new Map<string, RunRecord>();
+  private readonly runs = new InMemoryRuns();
   private readonly chainRuns = new InMemoryChainRuns();
   private readonly steps = new InMemorySteps();
   private readonly history = new InMemoryHistory();
-  /** Where each run's messages begin, set when it is first stored: SQLite's `runs.first_seq`. */
-  private readonly runStarts = new Map<string, number>();
-  /** Run ids by agent and idempotency key. */
-  private readonly runKeys = new Map<string, string>();
   private readonly timers = new InMemoryTimers();
 
   private agent(agentId: string): AgentRows {
@@ -115,7 +112,7 @@ class InMemoryStore implements Store {
     if (!rows) return false;
     for (const message of rows.messages) this.messageOrder.delete(message.id);
     for (const passage of rows.passages) this.passageIds.delete(passage.id);
-    for (const run of [...this.runs.values()]) if (run.agent_id === id) this.deleteRun(run.id);
+    this.runs.deleteAgent(id);
     this.timers.deleteAgent(id);
     this.steps.deleteAgent(id);
     this.agents.delete(id);
@@ -159,7 +156,7 @@ class InMemoryStore implements Store {
       }
     }
     this.checkNewPassages(memory.passages);
-    if (run) this.checkRunKey(run);
+    if (run) this.runs.checkKey(run);
     this.steps.check(steps ?? []);
     // Everything is checked: from here on nothing can fail, so the commit is all or nothing.
     const firstOfStep = this.messagesStored + 1;
@@ -171,7 +168,7 @@ class InMemoryStore implements Store {
     if (journal && state.run_id) this.history.appendJournal(agentId, state.run_id, journal);
     rows.session = state;
     this.timers.setWakeUps(agentId, state);
-    if (run) this.setRun(run, firstOfStep);
+    if (run) this.runs.set(run, firstOfStep);
     this.steps.write(steps ?? []);
     this.steps.update(agentId, stepUpdates ?? []);
   }
@@ -271,47 +268,8 @@ class InMemoryStore implements Store {
   async putRun(run: RunRecord): Promise<void> {
     const parsed = copy(parseInput(RunRecord, run, ["run"]));
     this.agent(parsed.agent_id);
-    this.checkRunKey(parsed);
-    this.setRun(parsed, this.messagesStored + 1);
-  }
-
-  /**
-   * Sets a run in place, so runs stay in creation order however often they change. A new run's
-   * messages begin at `firstMessage` (the first of its commit, or the next to be stored).
-   */
-  private setRun(run: RunRecord, firstMessage: number): void {
-    const old = this.runs.get(run.id);
-    if (!old) this.runStarts.set(run.id, firstMessage);
-    if (old?.idempotency_key != null) {
-      this.runKeys.delete(pairKey(old.agent_id, old.idempotency_key));
-    }
-    this.runs.set(run.id, run);
-    if (run.idempotency_key !== null) {
-      this.runKeys.set(pairKey(run.agent_id, run.idempotency_key), run.id);
-    }
-  }
-
-  private deleteRun(runId: string): void {
-    const run = this.runs.get(runId);
-    if (run?.idempotency_key != null) {
-      this.runKeys.delete(pairKey(run.agent_id, run.idempotency_key));
-    }
-    this.runs.delete(runId);
-    this.runStarts.delete(runId);
-  }
-
-  /** A run's idempotency key may start only one run of its agent. */
-  private checkRunKey(run: RunRecord): void {
-    if (run.idempotency_key === null) return;
-    const holder = this.runWithKey(run.agent_id, run.idempotency_key);
-    if (holder && holder.id !== run.id) {
-      throw new ConflictError(`idempotency key '${run.idempotency_key}' already started a run`);
-    }
-  }
-
-  private runWithKey(agentId: string, key: string): RunRecord | undefined {
-    const runId = this.runKeys.get(pairKey(agentId, key));
-    return runId === undefined ? undefined : this.runs.get(runId);
+    this.runs.checkKey(parsed);
+    this.runs.set(parsed, this.messagesStored + 1);
   }
 
   async putChainRun(run: ChainRunRecord): Promise<void> {
@@ -353,11 +311,13 @@ class InMemoryStore implements Store {
 
   async listRuns(filter: RunFilter, page: PageQuery): Promise<RunRecord[]> {
     const statuses = runStatuses(filter);
-    const runs = [...this.runs.values()].filter(
-      (run) =>
-        this.agents.get(run.agent_id)?.record.project_id === filter.projectId &&
-        (filter.agentId === undefined || run.agent_id === filter.agentId),
-    );
+    const runs = this.runs
+      .all()
+      .filter(
+        (run) =>
+          this.agents.get(run.agent_id)?.record.project_id === filter.projectId &&
+          (filter.agentId === undefined || run.agent_id === filter.agentId),
+      );
     const keep = (run: RunRecord) => statuses === null || statuses.includes(run.status);
     return pageOf(runs, page, keep).map(copy);
   }
@@ -365,7 +325,7 @@ class InMemoryStore implements Store {
   /** Its agent's messages with its id from where it began, as SQLite reads them. */
   async listRunMessages(runId: string): Promise<AgentMessage[]> {
     const run = this.runs.get(runId);
-    const from = this.runStarts.get(runId) ?? 0;
+    const from = this.runs.start(runId);
     const messages = (run && this.agents.get(run.agent_id)?.messages) || [];
     return messages
       .filter((m) => m.run_id === runId && (this.messageOrder.get(m.id) ?? 0) >= from)
@@ -380,7 +340,7 @@ class InMemoryStore implements Store {
   }
 
   async findRunByKey(agentId: string, key: string): Promise<RunRecord | null> {
-    const run = this.runWithKey(agentId, key);
+    const run = this.runs.withKey(agentId, key);
     return run ? copy(run) : null;
   }
 
