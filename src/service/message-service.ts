@@ -90,13 +90,7 @@ export class MessageService {
     agentId: string,
     body: SendMessagesRequest,
   ): Promise<LettaResponse> {
-    const agent = await requireAgent(this.ctx, projectId, agentId);
-    const input = inputOf(body);
-    const clientTools = await checkRequest(this.ctx, agent, body, input);
-    const runId =
-      input.kind === "message"
-        ? this.ctx.ids.next("run")
-        : (await this.ctx.engine.session(agentId)).run_id;
+    const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
     let failure: { message: string; kind?: string | undefined } | undefined;
     const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
       if (event.runId === runId && event.type === "error")
@@ -127,13 +121,7 @@ export class MessageService {
     body: SendMessagesRequest,
     write: (event: AgentEvent) => void,
   ): Promise<void> {
-    const agent = await requireAgent(this.ctx, projectId, agentId);
-    const input = inputOf(body);
-    const clientTools = await checkRequest(this.ctx, agent, body, input);
-    const runId =
-      input.kind === "message"
-        ? this.ctx.ids.next("run")
-        : (await this.ctx.engine.session(agentId)).run_id;
+    const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
     const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
       if (event.runId === runId) write(event);
     });
@@ -154,14 +142,8 @@ export class MessageService {
    * an agent busy with another run queues this one, and the answer waits for it to start.
    */
   async sendAsync(projectId: string, agentId: string, body: SendMessagesRequest): Promise<RunView> {
-    await this.precheck(projectId, agentId, body);
-    const agent = await requireAgent(this.ctx, projectId, agentId);
-    const input = inputOf(body);
-    const clientTools = await checkRequest(this.ctx, agent, body, input);
-    const runId =
-      input.kind === "message"
-        ? this.ctx.ids.next("run")
-        : (await this.ctx.engine.session(agentId)).run_id;
+    const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
+    await this.#refuseWhilePending(agentId, input);
     let started: () => void = () => {};
     const stored = new Promise<void>((resolve) => {
       started = resolve;
@@ -197,9 +179,25 @@ export class MessageService {
     const agent = await requireAgent(this.ctx, projectId, agentId);
     const input = inputOf(body);
     await checkRequest(this.ctx, agent, body, input);
+    await this.#refuseWhilePending(agentId, input);
+  }
+
+  async #refuseWhilePending(agentId: string, input: Input): Promise<void> {
     if (input.kind === "approvals") return;
     const session = await this.ctx.store.loadSession(agentId);
     if (session) await refuseWhileApprovalPending(this.ctx.store, agentId, session);
+  }
+
+  /** The request checked against its agent, its client tools, and the run it starts or resumes. */
+  async #prepare(projectId: string, agentId: string, body: SendMessagesRequest) {
+    const agent = await requireAgent(this.ctx, projectId, agentId);
+    const input = inputOf(body);
+    const clientTools = await checkRequest(this.ctx, agent, body, input);
+    const runId =
+      input.kind === "message"
+        ? this.ctx.ids.next("run")
+        : (await this.ctx.engine.session(agentId)).run_id;
+    return { input, clientTools, runId };
   }
 
   /**
