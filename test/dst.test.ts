@@ -19,23 +19,8 @@ const failing = async (
 const range = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-/**
- * Seeds that fail on engine bugs the simulation found and that are reported, not yet fixed
- * (see the skipped cases below). They stay out of the CI ranges until the engine is fixed.
- */
 /** Seeds that still fail for an engine bug not yet fixed; skipped below, kept out of CI ranges. */
-const KNOWN_ENGINE_BUGS = [
-  [
-    429,
-    "heavy",
-    "a mid-level parent cancelled while spawning leaves a grandchild asking for approval",
-  ],
-  [
-    1168,
-    "heavy",
-    "a parent deleted while a child's spawn is in flight leaves the child's task running",
-  ],
-] as const;
+const KNOWN_ENGINE_BUGS: readonly (readonly [number, string, string])[] = [];
 /** Seeds the orchestration workload failed on, for engine bugs since fixed. */
 const FIXED_ENGINE_BUGS = [
   [1, "heavy", "a parent whose cancel failed after its children were cancelled was never woken"],
@@ -44,6 +29,8 @@ const FIXED_ENGINE_BUGS = [
   [1744, "heavy", "a child's task delivered after its parent was deleted ran on as an orphan"],
   [4663, "mixed", "a child's task delivered again after its parent was cancelled ran on"],
   [5765, "mixed", "a parent whose cancel failed after its children were cancelled was never woken"],
+  [429, "heavy", "a child's task that started while its parent was being cancelled ran on"],
+  [1168, "heavy", "a child's task that started while its parent was being deleted ran on"],
 ] as const;
 const known = (faults: string) =>
   new Set<number>(KNOWN_ENGINE_BUGS.filter(([, f]) => f === faults).map(([seed]) => seed));
@@ -211,8 +198,10 @@ describe("deterministic simulation", () => {
     // 3 does everything.
     [3, "mixed"],
     [69, "mixed"],
-    [1, "heavy"],
+    // Was 1: since a deleted or cancelled parent's late children are stopped, that seed no
+    // longer cancels mid-spawn; 50 does everything.
     [40, "heavy"],
+    [50, "heavy"],
     // Was 69: since messages offer client tools (issue #12), that seed no longer asks for
     // approvals through a parent; 49 does everything.
     [49, "heavy"],
@@ -232,8 +221,10 @@ describe("deterministic simulation", () => {
     expect(result.violations).toEqual([]);
   });
 
-  it.skip.each(KNOWN_ENGINE_BUGS)("engine bug: seed %i (%s faults): %s", async (seed, faults) => {
-    const result = await runSeed({ seed, faults });
-    expect(result.violations).toEqual([]);
-  });
+  // (vitest refuses an empty table, so the skipped cases exist only while there are bugs)
+  if (KNOWN_ENGINE_BUGS.length > 0)
+    it.skip.each(KNOWN_ENGINE_BUGS)("engine bug: seed %i (%s faults): %s", async (seed, faults) => {
+      const result = await runSeed({ seed, faults });
+      expect(result.violations).toEqual([]);
+    });
 });

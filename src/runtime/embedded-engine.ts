@@ -247,7 +247,45 @@ export class EmbeddedEngine implements Engine {
       this.#family.tellParent(agentId, 1);
       throw error;
     });
+    await this.#stopOrphans(agentId);
     return true;
+  }
+
+  /**
+   * After the agent's deletion: a message queued behind its cancelled run may have started
+   * another meanwhile. That run stops, whoever waits for it hears so (in the agent's mailbox,
+   * after any job that began waiting), and work queued later finds the agent gone.
+   */
+  async #forget(agentId: string): Promise<void> {
+    const live = this.#live.get(agentId);
+    live?.controller?.abort(new Error("deleted"));
+    if (live) live.stale = true;
+    await this.#dispatcher
+      .submit(agentId, async (activation) => {
+        activation.stale = true;
+        const { phase, run_id: runId } = activation.state;
+        if (phase === "idle" || !runId) return;
+        this.#events.publish({ type: "stop", stop_reason: "cancelled", agentId, runId });
+      })
+      .catch(() => undefined); // It could not activate: it is gone, and nobody waits for it.
+  }
+
+  /**
+   * Once the parent no longer waits (its end is committed, or it is deleted), a child's task
+   * that was on its way passed the "is it still wanted?" check before that: it may have started
+   * since the children were cancelled. Each child's mailbox runs this after any such task, so
+   * what started then is cancelled now, and any later task is refused.
+   */
+  async #stopOrphans(parentId: string): Promise<void> {
+    const children = await this.options.store.listChildren(parentId);
+    await Promise.all(
+      children.map(async (child) => {
+        const live = this.#live.get(child.id);
+        if (live?.controller && (await orphaned(this.options.store, live)))
+          live.controller.abort(new Error("cancelled"));
+        await this.#dispatcher.submit(child.id, (a) => this.#recover(a, false));
+      }),
+    );
   }
 
   session(agentId: string): Promise<SessionState> {
@@ -293,6 +331,10 @@ export class EmbeddedEngine implements Engine {
     await this.cancel(agentId);
     const deleted = await this.options.store.deleteAgent(agentId);
     if (deleted && record?.parent_id) this.#family.tellParent(record.parent_id);
+    if (deleted) {
+      await this.#forget(agentId);
+      await this.#stopOrphans(agentId);
+    }
     return deleted;
   }
 

@@ -1,6 +1,7 @@
 import type { LoopObserver } from "../agent/observer.js";
 import { type LoopDeps, resumeSession, type TurnResult } from "../agent/run-turn.js";
 import type { Clock } from "../core/clock.js";
+import { NotFoundError } from "../core/errors.js";
 import { newSessionState } from "../records/session-state.js";
 import {
   type Activation,
@@ -89,6 +90,9 @@ export class Turns {
     }
     if (!activation.stale) return;
     const { store, ids } = this.options;
+    // Stale after its deletion: nothing may run on an agent that is gone.
+    if (!(await store.getAgent(activation.record.id)))
+      throw new NotFoundError("agent", activation.record.id);
     activation.state =
       (await store.loadSession(activation.record.id)) ?? newSessionState(ids.next("session"));
     activation.history = await loadHistory(store, activation.record.id);
