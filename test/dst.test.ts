@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { FaultProfile } from "../src/sim/fault-plan.js";
 import { runSeed } from "../src/sim/run-seed.js";
 import type { Store } from "../src/storage/store.js";
 import type { StepCommit } from "../src/storage/turn-store.js";
@@ -20,7 +21,7 @@ const range = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /** Seeds that still fail for an engine bug not yet fixed; skipped below, kept out of CI ranges. */
-const KNOWN_ENGINE_BUGS: readonly (readonly [number, string, string])[] = [];
+const KNOWN_ENGINE_BUGS: readonly (readonly [number, FaultProfile, string])[] = [];
 /** Seeds the orchestration workload failed on, for engine bugs since fixed. */
 const FIXED_ENGINE_BUGS = [
   [1, "heavy", "a parent whose cancel failed after its children were cancelled was never woken"],
