@@ -4,7 +4,9 @@ import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
 import type { Durability } from "../../storage/durability.js";
 import type { chainOverhead } from "./chain.js";
+import type { commitFloor } from "./commit-floor.js";
 import type { fanOut } from "./fan-out.js";
+import type { httpTurns } from "./http-turns.js";
 import type { memoryQueries } from "./memory-queries.js";
 import type { prefixStability } from "./prefix-stability.js";
 import type { recallCost } from "./recall.js";
@@ -99,6 +101,10 @@ async function runScenario(name: string, quick: boolean, target: BenchStore): Pr
       return scenarios.checkpointCost(n(2000), target);
     case "startup":
       return scenarios.startupProbe();
+    case "floor":
+      return (await import("./commit-floor.js")).commitFloor(n(300), target);
+    case "http":
+      return (await import("./http-turns.js")).httpTurns(n(300), durability);
     case "fanout":
       return (await import("./fan-out.js")).fanOut(n(200));
     case "memory":
@@ -147,6 +153,8 @@ function runAll(quick: boolean) {
     idleAgents: inChild<Of<typeof scenarios.idleAgents>>("idle", quick),
     checkpoint: inChild<Of<typeof scenarios.checkpointCost>>("checkpoint", quick),
     startupToFirstTurnMs: inChild<number>("startup", quick),
+    floor: inChild<Awaited<ReturnType<typeof commitFloor>>>("floor", quick),
+    http: inChild<Awaited<ReturnType<typeof httpTurns>>>("http", quick),
     fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
     chain: inChild<Awaited<ReturnType<typeof chainOverhead>>>("chain", quick),
     memory: inChild<Awaited<ReturnType<typeof memoryQueries>>>("memory", quick),
@@ -194,6 +202,14 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `${f(normal.checkpoint.p50Ms, 3)} / ${f(normal.checkpoint.p99Ms, 3)}`,
     ],
     ["start-up to first turn (ms)", f(r.startupToFirstTurnMs, 0)],
+    [
+      `turn p50 / its ${r.floor.commitsPerTurn} commits alone p50 ms (ratio)`,
+      `${f(r.floor.turnP50Ms)} / ${f(r.floor.floorP50Ms)} (${f(r.floor.ratio, 1)}x)`,
+    ],
+    [
+      "turn p50 in-process / over HTTP with Letta's client ms (overhead p50)",
+      `${f(r.http.inProcessP50Ms)} / ${f(r.http.httpP50Ms)} (${f(r.http.overheadP50Ms)})`,
+    ],
     [
       `fan-out: spawn call to all ${r.fanOut.width} children running p50 / p99 ms`,
       `${f(r.fanOut.spawnToAllRunning.p50Ms)} / ${f(r.fanOut.spawnToAllRunning.p99Ms)}`,

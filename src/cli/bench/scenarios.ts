@@ -19,7 +19,7 @@ export interface BenchStore {
  * Runs `fn` against a fresh SQLite file (WAL, with the given durability), then removes it; or,
  * given a PostgreSQL URL, against a fresh schema there, then drops it.
  */
-async function withStore<T>(
+export async function withStore<T>(
   fn: (store: Store) => Promise<T>,
   { durability = DEFAULT_DURABILITY, pgUrl }: BenchStore = {},
 ): Promise<T> {
