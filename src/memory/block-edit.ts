@@ -56,21 +56,43 @@ function updatedBlock(
       edit.label,
       blocks.map((b) => b.label),
     );
-  const limit = edit.limit ?? block.limit;
-  const value = edit.value ?? block.value;
-  if (edit.value != null) {
+  return patchBlock(block, edit);
+}
+
+/** The fields of a block a patch may change; null or absent: unchanged. */
+export interface BlockPatch {
+  label?: string | null | undefined;
+  value?: string | null | undefined;
+  limit?: number | null | undefined;
+  description?: string | null | undefined;
+  read_only?: boolean | null | undefined;
+  tags?: readonly string[] | null | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+}
+
+/**
+ * A block with a patch applied, or a `ValidationError` at the field that breaks its limit.
+ * Read-only blocks may be patched: `read_only` stops the agents' memory tools, not the owner.
+ */
+export function patchBlock(block: CoreBlock, patch: BlockPatch): CoreBlock {
+  const limit = patch.limit ?? block.limit;
+  const value = patch.value ?? block.value;
+  if (patch.value != null) {
     const check = checkBlockValue({ ...block, limit, read_only: false }, value);
     if (!check.ok)
       throw new ValidationError("invalid block", [{ path: "value", message: check.error }]);
   } else if (value.length > limit) {
-    const message = `block '${edit.label}' holds ${value.length} characters; a limit of ${limit} is below that`;
+    const message = `block '${block.label}' holds ${value.length} characters; a limit of ${limit} is below that`;
     throw new ValidationError("invalid block", [{ path: "limit", message }]);
   }
   return {
     ...block,
+    label: patch.label ?? block.label,
     value,
     limit,
-    description: edit.description === undefined ? block.description : (edit.description ?? ""),
-    read_only: edit.read_only ?? block.read_only,
+    description: patch.description === undefined ? block.description : (patch.description ?? ""),
+    read_only: patch.read_only ?? block.read_only,
+    ...(patch.tags ? { tags: [...new Set(patch.tags)] } : {}),
+    ...(patch.metadata ? { metadata: patch.metadata } : {}),
   };
 }

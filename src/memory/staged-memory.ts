@@ -11,6 +11,8 @@ import type { AgentMemory, MemorySearch } from "./agent-memory.js";
 export class StagedMemory implements AgentMemory {
   readonly #blocks: Map<string, CoreBlock>;
   readonly #changed = new Set<string>();
+  /** Each block's value as last read or committed, by id: what the store rebases edits on. */
+  readonly #bases = new Map<string, string>();
   #passages: Passage[] = [];
 
   constructor(
@@ -20,6 +22,7 @@ export class StagedMemory implements AgentMemory {
     private readonly clock: Clock,
   ) {
     this.#blocks = new Map(blocks.map((block) => [block.label, { ...block }]));
+    for (const block of blocks) this.#bases.set(block.id, block.value);
   }
 
   blocks(): readonly CoreBlock[] {
@@ -55,7 +58,12 @@ export class StagedMemory implements AgentMemory {
   /** The edits since the last drain. */
   drain(): MemoryChanges {
     const blocks = [...this.#changed].flatMap((label) => this.#blocks.get(label) ?? []);
-    const changes = { blocks, passages: this.#passages };
+    const bases: Record<string, string> = {};
+    for (const block of blocks) {
+      bases[block.id] = this.#bases.get(block.id) ?? block.value;
+      this.#bases.set(block.id, block.value);
+    }
+    const changes = { blocks, passages: this.#passages, ...(blocks.length > 0 ? { bases } : {}) };
     this.#changed.clear();
     this.#passages = [];
     return changes;

@@ -1,16 +1,8 @@
 import { z } from "zod";
 
-/** A core memory block: always in the agent's context, edited by memory tools within its limit. */
-export const CoreBlock = z.object({
-  id: z.string(),
-  label: z.string(),
-  description: z.string(),
-  value: z.string(),
-  /** The most characters `value` may hold. */
-  limit: z.int().min(1),
-  read_only: z.boolean(),
-});
-export type CoreBlock = z.infer<typeof CoreBlock>;
+import type { CoreBlock } from "./core-block.js";
+
+export { CoreBlock } from "./core-block.js";
 
 /** An archival passage: long-term memory that is searched, not always in view. */
 export const Passage = z.object({
@@ -32,5 +24,11 @@ export interface MessageHit {
 /** What one step changed in memory, committed with the step's messages and checkpoint. */
 export interface MemoryChanges {
   blocks: CoreBlock[];
+  /**
+   * The value each written block (by id) had when the turn read it: a block changed meanwhile
+   * (shared with another agent, or edited through the API) gets the edit rebased onto it
+   * (`storage/block-merge.ts`). A block without a base is written as given.
+   */
+  bases?: Record<string, string>;
   passages: Passage[];
 }

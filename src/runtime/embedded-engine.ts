@@ -321,7 +321,7 @@ export class EmbeddedEngine implements Engine {
       const { store } = this.options;
       const write = applyBlockEdit(await store.loadBlocks(agentId), edit);
       if ("put" in write) await store.putBlock(agentId, write.put);
-      else await store.deleteBlock(agentId, write.delete);
+      else await store.detachBlock(agentId, write.delete);
       return store.loadBlocks(agentId);
     });
   }

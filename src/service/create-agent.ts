@@ -1,4 +1,5 @@
 import { type FieldError, ValidationError } from "../core/errors.js";
+import { DEFAULT_BLOCK_LIMIT } from "../records/core-block.js";
 import { uniqueToolRules } from "../records/tool-rule.js";
 import { newAgent } from "../runtime/new-agent.js";
 import type { NewAgent } from "../storage/store.js";
@@ -8,7 +9,6 @@ import { checkEmbedding, type ServiceContext } from "./agent-access.js";
 import type { CreateAgentRequest } from "./requests.js";
 
 const DEFAULT_TYPE = "letta_v1_agent";
-const DEFAULT_BLOCK_LIMIT = 5000;
 
 /**
  * Maps Letta's create-agent fields onto a Holdfast agent type and per-agent overrides, and
@@ -82,6 +82,8 @@ export function agentFromRequest(
       limit,
       description: block.description ?? "",
       read_only: block.read_only ?? false,
+      ...(block.tags ? { tags: [...new Set(block.tags)] } : {}),
+      ...(block.metadata ? { metadata: block.metadata } : {}),
     };
   });
   blocks.forEach((block, i) => {

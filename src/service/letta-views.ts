@@ -1,5 +1,6 @@
 import { parseModelHandle } from "../llm/handle.js";
 import type { AgentRecord, RunRecord } from "../records/agent-record.js";
+import { type BlockView, blockView } from "../records/core-block.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { EmbeddingProgress } from "../runtime/embedding-queue.js";
@@ -10,18 +11,7 @@ import { embeddingModelView } from "./embedding-views.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function blockView(block: CoreBlock) {
-  return {
-    id: block.id,
-    label: block.label,
-    value: block.value,
-    limit: block.limit,
-    description: block.description,
-    read_only: block.read_only,
-    metadata: {},
-  };
-}
-export type BlockView = ReturnType<typeof blockView>;
+export { type BlockView, blockView };
 
 /** A tool as Letta shows it. Built-in tools have stable ids: `tool-<name>`. */
 export function toolView(tool: ToolDeclaration, requiresApproval = false) {

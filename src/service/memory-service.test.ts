@@ -123,7 +123,7 @@ describe("MemoryService blocks", () => {
     const source = await create("p1", "source");
     const target = await create("p1", "target");
     await memory.updateBlock("p1", source, "persona", { value: "shared persona" });
-    await ctx.store.deleteBlock(target, "persona");
+    await ctx.store.detachBlock(target, "persona");
     const persona = await memory.getBlock("p1", source, "persona");
 
     const attached = await memory.attachBlock("p1", target, persona.id);

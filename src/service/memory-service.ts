@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { instantMs } from "../core/instant.js";
+import { BlockPatchBody } from "../records/core-block.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import { agentState, requireAgent, type ServiceContext } from "./agent-access.js";
 import { pageOf } from "./agent-service.js";
 import { type AgentStateView, type BlockView, blockView, passageView } from "./letta-views.js";
-import { type ListQuery, UpdateBlockRequest } from "./requests.js";
+import type { ListQuery } from "./requests.js";
 
 export { instantMs };
 
@@ -25,17 +26,9 @@ export const CreatePassageRequest = z.object({
 });
 export type CreatePassageRequest = z.infer<typeof CreatePassageRequest>;
 
-/**
- * `PATCH /v1/agents/{id}/core-memory/blocks/{label}`: Letta's fields, where Letta's client also
- * allows `null` for `value` and `limit` (meaning: unchanged).
- */
-export const BlockPatch = UpdateBlockRequest.extend({
-  /** Accepted only as the block's own label: renaming is refused, never ignored. */
-  label: z.string().max(200).nullish(),
-  value: z.string().max(1_000_000).nullish(),
-  limit: z.int().min(1).max(1_000_000).nullish(),
-});
-export type BlockPatch = z.infer<typeof BlockPatch>;
+/** `PATCH /v1/agents/{id}/core-memory/blocks/{label}`: the one block patch (`records/core-block.ts`). */
+export const BlockPatch = BlockPatchBody;
+export type BlockPatch = BlockPatchBody;
 
 /** How `GET …/archival-memory` lists: oldest first by default, optionally filtered by words. */
 export interface PassageListOptions {
@@ -82,8 +75,8 @@ export class MemoryService {
   }
 
   /**
-   * Edits a block within its (new) limit, between the agent's turns (a turn in progress commits
-   * whole blocks and would undo the edit).
+   * Edits a block within its (new) limit, between the agent's turns; every agent sharing the
+   * block sees the edit on its next turn (a turn in flight rebases its own edit on it).
    */
   async updateBlock(
     projectId: string,
@@ -106,19 +99,19 @@ export class MemoryService {
   }
 
   /**
-   * Holdfast keeps blocks per agent, so attaching copies the block `blockId` of another agent
-   * of the same project into this one, under a new id.
+   * Attaches the block `blockId` of the project (standalone, or another agent's) to this
+   * agent: both read and edit the one block from their next turn on.
    */
   async attachBlock(projectId: string, agentId: string, blockId: string): Promise<AgentStateView> {
     const agent = await requireAgent(this.ctx, projectId, agentId);
-    const source = (await this.ctx.store.findBlock(projectId, blockId))?.block;
-    if (!source) throw new NotFoundError("block", blockId);
-    const block = { ...source, id: this.ctx.ids.next("block") };
-    await this.ctx.engine.editBlocks(agentId, { kind: "attach", block });
+    if (!(await this.ctx.store.blocks.get(projectId, blockId))) {
+      throw new NotFoundError("block", blockId);
+    }
+    await this.ctx.store.blocks.attach(agentId, blockId);
     return agentState(this.ctx, agent);
   }
 
-  /** Removes the block `blockId` from this agent (it is the agent's own copy). */
+  /** Detaches the block `blockId` from this agent; the block stays for the others. */
   async detachBlock(projectId: string, agentId: string, blockId: string): Promise<AgentStateView> {
     const agent = await requireAgent(this.ctx, projectId, agentId);
     await this.ctx.engine.editBlocks(agentId, { kind: "detach", blockId });

@@ -1,19 +1,12 @@
 import { z } from "zod";
 import { ClientTool } from "../records/client-tool.js";
+import { CreateBlockBody } from "../records/core-block.js";
 import { FreeFormObject } from "../records/free-form-json.js";
 import { ToolRule } from "../records/tool-rule.js";
 
 /** A core block as Letta's clients create it. */
-export const CreateBlock = z.object({
-  label: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,63}$/, "a block label is lowercase letters, digits or _"),
-  value: z.string().max(1_000_000),
-  limit: z.int().min(1).max(1_000_000).optional(),
-  description: z.string().max(10_000).nullish(),
-  read_only: z.boolean().optional(),
-});
-export type CreateBlock = z.infer<typeof CreateBlock>;
+export const CreateBlock = CreateBlockBody;
+export type CreateBlock = CreateBlockBody;
 
 const Name = z.string().min(1).max(200);
 const Tags = z.array(z.string().min(1).max(200)).max(100);
@@ -58,15 +51,6 @@ export const UpdateAgentRequest = z.object({
 });
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
 
-/** `PATCH /v1/agents/{id}/core-memory/blocks/{label}`. */
-export const UpdateBlockRequest = z.object({
-  value: z.string().max(1_000_000).optional(),
-  limit: z.int().min(1).max(1_000_000).optional(),
-  description: z.string().max(10_000).nullish(),
-  read_only: z.boolean().optional(),
-  metadata: Metadata.nullish(),
-});
-export type UpdateBlockRequest = z.infer<typeof UpdateBlockRequest>;
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string().max(1_000_000) });
 

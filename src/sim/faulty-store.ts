@@ -14,7 +14,7 @@ const WRITES = new Set([
   "updateAgent",
   "deleteAgent",
   "putBlock",
-  "deleteBlock",
+  "detachBlock",
   "insertPassages",
   "deletePassage",
   "commit",

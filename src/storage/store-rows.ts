@@ -120,7 +120,7 @@ export function validateStep(step: StepCommit): StepCommit {
     agentId: step.agentId,
     state,
     messages,
-    memory: { blocks, passages },
+    memory: { blocks, passages, ...(step.memory.bases ? { bases: step.memory.bases } : {}) },
   };
   if (step.run !== undefined) {
     const run = parseInput(RunRecord, step.run, ["run"]);

@@ -38,11 +38,18 @@ export function storeContract(
 ): void {
   describe(name, () => {
     let counter = 0;
+    let agentsMade = 0;
     const t: ContractContext = {
       store: undefined as unknown as Store,
       fresh: (prefix) => `${prefix}-${++counter}`,
       async createAgent(id = t.fresh("agent"), projectId = "project-1") {
-        const blocks = [block("persona"), block("human")];
+        // Block ids are unique in a store: the test's first agent gets the fixture's
+        // `block-persona` and `block-human`, later ones ids of their own.
+        const taken = agentsMade++ > 0;
+        const own = (label: string) => ({ ...block(label), id: `block-${label}-${id}` });
+        const blocks = taken
+          ? [own("persona"), own("human")]
+          : [block("persona"), block("human")];
         await t.store.createAgent({ agent: agentRecord(id, projectId), blocks });
         return id;
       },
@@ -58,6 +65,7 @@ export function storeContract(
     };
 
     beforeEach(async () => {
+      agentsMade = 0;
       t.store = await open();
     });
     afterEach(async () => {

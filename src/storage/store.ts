@@ -7,6 +7,7 @@ import type { AgentMessage } from "../records/messages.js";
 import type { JournalEntry } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
 import type { StepRecord } from "../records/step-record.js";
+import type { BlockStore } from "./block-store.js";
 import type { TurnStore } from "./turn-store.js";
 import type { VectorStore } from "./vector-store.js";
 
@@ -93,6 +94,8 @@ export interface McpServerStore {
 
 export interface Store extends TurnStore {
   readonly mcpServers: McpServerStore;
+  /** Core blocks as entities: standalone, or shared by several agents (`block-store.ts`). */
+  readonly blocks: BlockStore;
   /** Vectors of passages and messages, written after their rows (hybrid search). */
   readonly vectors: VectorStore;
   /** Creates an agent and its blocks atomically; an existing id is an error. */
@@ -100,18 +103,21 @@ export interface Store extends TurnStore {
   getAgent(id: string): Promise<AgentRecord | null>;
   /** Replaces the agent's record (not its blocks, messages or session). */
   updateAgent(agent: AgentRecord): Promise<void>;
-  /** Deletes the agent and everything of it; false if there was none. */
+  /**
+   * Deletes the agent and everything of it, except its blocks: they are detached, and stay
+   * (as in Letta) for the agents sharing them and for `/v1/blocks`. False if there was none.
+   */
   deleteAgent(id: string): Promise<boolean>;
   listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]>;
 
-  /** Writes one block outside a turn (the API's block edits); inserts it if new. */
+  /**
+   * Writes one of the agent's blocks outside a turn (the API's block edits): the block with
+   * this id if the agent has it (every agent sharing it sees the change), else a new block of
+   * the agent's project attached to it.
+   */
   putBlock(agentId: string, block: CoreBlock): Promise<void>;
-  /** The block with this id among the project's agents, with its agent; null if none. */
-  findBlock(
-    projectId: string,
-    blockId: string,
-  ): Promise<{ agentId: string; block: CoreBlock } | null>;
-  deleteBlock(agentId: string, label: string): Promise<boolean>;
+  /** Detaches the agent's block with this label (the block itself stays); false if none. */
+  detachBlock(agentId: string, label: string): Promise<boolean>;
 
   listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]>;
   /**

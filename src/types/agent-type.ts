@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CoreBlockTemplate } from "../records/core-block.js";
 import { isProviderName, PROVIDERS } from "../llm/handle.js";
 import { checkOutputSchema } from "../llm/json-schema.js";
 import { ToolName } from "../tools/tool-declaration.js";
@@ -75,21 +76,7 @@ export const TypeName = z
   .string()
   .regex(/^[a-z][a-z0-9_-]{0,63}$/, "a type name is 1-64 lowercase letters, digits, _ or -");
 
-/** A core memory block every agent of the type starts with. */
-export const CoreBlockTemplate = z
-  .strictObject({
-    label: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "a block label is lowercase, digits or _"),
-    description: z.string().default(""),
-    value: z.string().default(""),
-    /** The most characters the block may hold; edits past it are refused. */
-    limit: z.int().min(1).max(1_000_000),
-    read_only: z.boolean().default(false),
-  })
-  .refine((block) => block.value.length <= block.limit, {
-    message: "the initial value is longer than the block's limit",
-    path: ["value"],
-  });
-export type CoreBlockTemplate = z.infer<typeof CoreBlockTemplate>;
+export { CoreBlockTemplate };
 
 export const ToolSettings = z.strictObject({
   /** Named packs whose tools the type is offered. */

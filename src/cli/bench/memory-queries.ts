@@ -74,7 +74,7 @@ async function measureAt(size: number) {
           fromMs: PER_AGENT / 2,
         }),
       ),
-      blockByIdP50Ms: await p50(() => store.findBlock("default", lastBlock)),
+      blockByIdP50Ms: await p50(() => store.blocks.get("default", lastBlock)),
       // Conversation search: the same words in the agent's messages (one per passage).
       searchMessagesP50Ms: await p50(() =>
         store.searchMessages(agentId, "latency service", { limit: 10 }),

@@ -290,10 +290,10 @@ export function agentCases(t: ContractContext): void {
       ]);
     });
 
-    it("deletes a block by label and answers whether there was one", async () => {
+    it("detaches a block by label and answers whether there was one", async () => {
       const id = await t.createAgent();
-      expect(await t.store.deleteBlock(id, "human")).toBe(true);
-      expect(await t.store.deleteBlock(id, "human")).toBe(false);
+      expect(await t.store.detachBlock(id, "human")).toBe(true);
+      expect(await t.store.detachBlock(id, "human")).toBe(false);
       expect(await t.store.loadBlocks(id)).toEqual([block("persona")]);
     });
 

@@ -109,9 +109,11 @@ export function memoryQueryCases(t: ContractContext): void {
       const theirs = { ...block("notes"), id: "block-theirs" };
       await t.store.putBlock(a, mine);
       await t.store.putBlock(b, theirs);
-      expect(await t.store.findBlock("project-1", mine.id)).toEqual({ agentId: a, block: mine });
-      expect(await t.store.findBlock("project-1", theirs.id)).toBeNull();
-      expect(await t.store.findBlock("project-1", "block-nope")).toBeNull();
+      expect(await t.store.blocks.get("project-1", mine.id)).toEqual(mine);
+      expect(await t.store.blocks.agentsOf("project-1", mine.id)).toEqual([a]);
+      expect(await t.store.blocks.get("project-1", theirs.id)).toBeNull();
+      expect(await t.store.blocks.agentsOf("project-1", theirs.id)).toEqual([]);
+      expect(await t.store.blocks.get("project-1", "block-nope")).toBeNull();
     });
   });
 }

@@ -64,7 +64,7 @@ export function replayHistoryCases(t: ContractContext): void {
       );
       await t.store.insertPassages(id, [passage("passage-1", "gulls")]);
       await t.store.deletePassage(id, "passage-1");
-      await t.store.deleteBlock(id, "persona");
+      await t.store.detachBlock(id, "persona");
       expect(await t.store.memoryHistory(id)).toEqual([
         { position: 0, change: { kind: "block", block: block("persona") } },
         { position: 0, change: { kind: "block", block: block("human") } },
@@ -96,7 +96,7 @@ export function replayHistoryCases(t: ContractContext): void {
     it("records nothing for a deletion that deletes nothing, and forgets a deleted agent", async () => {
       const id = await t.createAgent();
       expect(await t.store.deletePassage(id, "passage-none")).toBe(false);
-      expect(await t.store.deleteBlock(id, "none")).toBe(false);
+      expect(await t.store.detachBlock(id, "none")).toBe(false);
       expect(await t.store.memoryHistory(id)).toHaveLength(2);
       await t.store.deleteAgent(id);
       expect(await t.store.memoryHistory(id)).toEqual([]);

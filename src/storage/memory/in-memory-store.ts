@@ -18,6 +18,7 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { InMemoryBlocks } from "./blocks.js";
 import { InMemoryChainRuns } from "./chain-runs.js";
 import { searchMessages, searchPassages } from "./full-text.js";
 import { InMemoryHistory } from "./history.js";
@@ -30,8 +31,6 @@ import { InMemoryVectors } from "./vectors.js";
 
 interface AgentRows {
   record: AgentRecord;
-  /** By label, in the order the labels were first written (a Map keeps that order). */
-  blocks: Map<string, CoreBlock>;
   messages: AgentMessage[];
   passages: Passage[];
   session: SessionState | null;
@@ -70,6 +69,10 @@ class InMemoryStore implements Store {
   private readonly steps = new InMemorySteps();
   private readonly history = new InMemoryHistory();
   private readonly timers = new InMemoryTimers();
+  readonly blocks = new InMemoryBlocks((agentId) => {
+    const rows = this.agents.get(agentId);
+    return rows && { projectId: rows.record.project_id, messages: rows.messages.length };
+  }, this.history);
 
   private agent(agentId: string): AgentRows {
     const rows = this.agents.get(agentId);
@@ -86,10 +89,10 @@ class InMemoryStore implements Store {
       if (this.messageOrder.has(message.id))
         throw new ConflictError(`message '${message.id}' already exists`);
     }
+    this.blocks.createFor(agent.id, agent.project_id, blocks);
     for (const message of messages) this.messageOrder.set(message.id, ++this.messagesStored);
     this.agents.set(agent.id, {
       record: agent,
-      blocks: new Map(blocks.map((block) => [block.label, block])),
       messages,
       passages: [],
       session: null,
@@ -115,6 +118,7 @@ class InMemoryStore implements Store {
     this.runs.deleteAgent(id);
     this.timers.deleteAgent(id);
     this.steps.deleteAgent(id);
+    this.blocks.forgetAgent(id);
     this.agents.delete(id);
     this.history.forget(id);
     return true;
@@ -128,21 +132,15 @@ class InMemoryStore implements Store {
   }
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
-    const parsed = copy(parseInput(CoreBlock, block, ["block"]));
-    const rows = this.agent(agentId);
-    rows.blocks.set(parsed.label, parsed);
-    this.history.edited(agentId, [{ kind: "block", block: parsed }], rows.messages.length);
+    this.blocks.put(agentId, block);
   }
 
-  async deleteBlock(agentId: string, label: string): Promise<boolean> {
-    const rows = this.agents.get(agentId);
-    if (!rows?.blocks.delete(label)) return false;
-    this.history.edited(agentId, [{ kind: "block_deleted", label }], rows.messages.length);
-    return true;
+  async detachBlock(agentId: string, label: string): Promise<boolean> {
+    return this.blocks.detach(agentId, label);
   }
 
   async loadBlocks(agentId: string): Promise<CoreBlock[]> {
-    return [...(this.agents.get(agentId)?.blocks.values() ?? [])].map(copy);
+    return this.blocks.load(agentId);
   }
 
   async commit(step: StepCommit): Promise<void> {
@@ -158,13 +156,14 @@ class InMemoryStore implements Store {
     this.checkNewPassages(memory.passages);
     if (run) this.runs.checkKey(run);
     this.steps.check(steps ?? []);
+    const blockEdits = this.blocks.prepareCommit(agentId, memory);
     // Everything is checked: from here on nothing can fail, so the commit is all or nothing.
     const firstOfStep = this.messagesStored + 1;
     for (const message of messages) this.messageOrder.set(message.id, ++this.messagesStored);
     rows.messages.push(...messages);
-    for (const block of memory.blocks) rows.blocks.set(block.label, block);
+    blockEdits.write();
     this.addPassages(rows, memory.passages);
-    this.history.committed(agentId, memory, rows.messages.length);
+    this.history.committed(agentId, { ...memory, blocks: blockEdits.blocks }, rows.messages.length);
     if (journal && state.run_id) this.history.appendJournal(agentId, state.run_id, journal);
     rows.session = state;
     this.timers.setWakeUps(agentId, state);
@@ -232,15 +231,6 @@ class InMemoryStore implements Store {
     const keep = (passage: Passage) =>
       !words || words.every((word) => passage.text.toLowerCase().includes(word));
     return pageOf(this.agents.get(agentId)?.passages ?? [], page, keep).map(copy);
-  }
-
-  async findBlock(projectId: string, blockId: string) {
-    for (const [agentId, rows] of this.agents) {
-      if (rows.record.project_id !== projectId) continue;
-      const block = [...rows.blocks.values()].find((candidate) => candidate.id === blockId);
-      if (block) return { agentId, block: copy(block) };
-    }
-    return null;
   }
 
   async deletePassage(agentId: string, passageId: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { StepCommit } from "../turn-store.js";
+import { mergeEdits } from "./blocks.js";
 import { appendJournal, rememberCommitted } from "./history.js";
 import { inTransaction } from "./pool.js";
 import { storageError } from "./rows.js";
@@ -27,8 +28,10 @@ export async function commitStep(pool: pg.Pool, step: StepCommit): Promise<void>
   await inTransaction(
     pool,
     async (tx) => {
-      await tx.query(COMMIT_STEP, commitStepParams(step));
-      if (remembers) await rememberCommitted(tx, agentId, memory);
+      const blocks = memory.blocks.length > 0 ? await mergeEdits(tx, agentId, memory) : [];
+      const merged = { ...memory, blocks };
+      await tx.query(COMMIT_STEP, commitStepParams({ ...step, memory: merged }));
+      if (remembers) await rememberCommitted(tx, agentId, merged);
       if (journal && state.run_id) await appendJournal(tx, agentId, state.run_id, journal);
       if (steps) await writeSteps(tx, steps);
       if (stepUpdates) await updateSteps(tx, agentId, stepUpdates);

@@ -164,6 +164,37 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX message_vectors_by_agent ON message_vectors (agent_id, model);
   `,
+  // 3: blocks are entities of their own (decision 024), as in SQLite's migration 11: a block
+  // belongs to a project and is attached to any number of its agents, which all read one row;
+  // a block made with an agent is owned by it and deleted with it unless another shares it.
+  `
+  CREATE TABLE core_blocks (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    project_id text NOT NULL,
+    owner_id text,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX core_blocks_by_project ON core_blocks (project_id, seq);
+  CREATE INDEX core_blocks_by_owner ON core_blocks (owner_id) WHERE owner_id IS NOT NULL;
+  CREATE TABLE agent_blocks (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    block_id text NOT NULL REFERENCES core_blocks (id) ON DELETE CASCADE,
+    label text NOT NULL,
+    UNIQUE (agent_id, label),
+    UNIQUE (agent_id, block_id)
+  );
+  CREATE INDEX agent_blocks_by_block ON agent_blocks (block_id, seq);
+  INSERT INTO core_blocks (id, project_id, owner_id, body)
+    SELECT b.block_id, a.project_id, b.agent_id, b.body
+    FROM blocks AS b JOIN agents AS a ON a.id = b.agent_id ORDER BY b.seq
+    ON CONFLICT (id) DO NOTHING;
+  INSERT INTO agent_blocks (agent_id, block_id, label)
+    SELECT agent_id, block_id, label FROM blocks ORDER BY seq
+    ON CONFLICT DO NOTHING;
+  DROP TABLE blocks;
+  `,
 ];
 
 /** Serialises migrators of one schema: any number of servers may start at once. */

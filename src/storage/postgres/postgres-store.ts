@@ -29,13 +29,14 @@ import {
   rememberEdited,
   runJournal,
 } from "./history.js";
+import { createFor, forgetAgent, PostgresBlocks } from "./blocks.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";
 import { bodies, body, passageOf, type Row, seqOf, sessionOf, text, timerOf } from "./rows.js";
 import { searchMessages, searchPassages } from "./search.js";
 import { SQL } from "./statements.js";
-import { writeBlock, writeMessages, writePassages, writeRun } from "./step-writer.js";
+import { writeMessages, writePassages, writeRun } from "./step-writer.js";
 import { listSteps, readStep } from "./steps.js";
 import { PostgresVectors } from "./vectors.js";
 import { reconcileWakeUps } from "./wake-ups.js";
@@ -61,10 +62,12 @@ export async function openPostgresStore(
 export class PostgresStore implements Store {
   readonly mcpServers: PostgresMcpServers;
   readonly vectors: PostgresVectors;
+  readonly blocks: PostgresBlocks;
   private closed = false;
 
   constructor(private readonly pool: pg.Pool) {
     this.mcpServers = new PostgresMcpServers(pool);
+    this.blocks = new PostgresBlocks(pool);
     this.vectors = new PostgresVectors(pool);
   }
 
@@ -85,7 +88,7 @@ export class PostgresStore implements Store {
     await this.tx(async (tx) => {
       const row = [agent.id, agent.project_id, agent.parent_id, JSON.stringify(agent)];
       await tx.query(SQL.insertAgent, row);
-      for (const block of blocks) await writeBlock(tx, agent.id, block);
+      await createFor(tx, agent.id, agent.project_id, blocks);
       if (messages.length > 0)
         await writeMessages(tx, (await keyOf(tx, agent.id)) as number, agent.id, messages);
       await rememberCreated(tx, agent.id, blocks, messages.length);
@@ -104,7 +107,10 @@ export class PostgresStore implements Store {
   }
 
   async deleteAgent(id: string): Promise<boolean> {
-    return this.tx(async (tx) => ((await tx.query(SQL.deleteAgent, [id])).rowCount ?? 0) > 0);
+    return this.tx(async (tx) => {
+      await forgetAgent(tx, id);
+      return ((await tx.query(SQL.deleteAgent, [id])).rowCount ?? 0) > 0;
+    });
   }
 
   async listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]> {
@@ -120,29 +126,15 @@ export class PostgresStore implements Store {
   }
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
-    const parsed = parseInput(CoreBlock, block, ["block"]);
-    await this.tx(async (tx) => {
-      await writeBlock(tx, agentId, parsed);
-      await rememberEdited(tx, agentId, [{ kind: "block", block: parsed }]);
-    }, agentId);
+    await this.blocks.put(agentId, block);
   }
 
-  async findBlock(projectId: string, blockId: string) {
-    const row = (await this.rows(SQL.findBlock, [projectId, blockId]))[0];
-    const block = body(row, CoreBlock, "block");
-    return row && block ? { agentId: text(row, "agent_id"), block } : null;
-  }
-
-  async deleteBlock(agentId: string, label: string): Promise<boolean> {
-    return this.tx(async (tx) => {
-      const deleted = ((await tx.query(SQL.deleteBlock, [agentId, label])).rowCount ?? 0) > 0;
-      if (deleted) await rememberEdited(tx, agentId, [{ kind: "block_deleted", label }]);
-      return deleted;
-    });
+  async detachBlock(agentId: string, label: string): Promise<boolean> {
+    return this.blocks.detach(agentId, label);
   }
 
   async loadBlocks(agentId: string): Promise<CoreBlock[]> {
-    return bodies(await this.rows(SQL.loadBlocks, [agentId]), CoreBlock, "block");
+    return this.blocks.load(agentId);
   }
 
   /** One statement per step (atomic alone): messages, memory, the checkpoint, timers, run. */

@@ -16,13 +16,6 @@ export const SQL = {
   agentsDesc: `SELECT body FROM agents WHERE project_id = $1 AND seq > $2 AND seq < $3
     ORDER BY seq DESC LIMIT $4`,
 
-  putBlock: `INSERT INTO blocks (agent_id, label, body) VALUES ($1, $2, $3)
-    ON CONFLICT (agent_id, label) DO UPDATE SET body = excluded.body`,
-  deleteBlock: "DELETE FROM blocks WHERE agent_id = $1 AND label = $2",
-  loadBlocks: "SELECT body FROM blocks WHERE agent_id = $1 ORDER BY seq",
-  findBlock: `SELECT b.agent_id, b.body FROM blocks AS b JOIN agents AS a ON a.id = b.agent_id
-    WHERE b.block_id = $2 AND a.project_id = $1 LIMIT 1`,
-
   runStart: "SELECT agent_id, first_seq FROM runs WHERE id = $1",
   runMessages: `SELECT body FROM messages WHERE agent_id = $1 AND seq >= $2 AND run_id = $3
     ORDER BY seq`,

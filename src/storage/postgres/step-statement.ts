@@ -28,11 +28,8 @@ export const COMMIT_STEP = `WITH
     ORDER BY m.n
     RETURNING seq, run_id),
   new_blocks AS (
-    INSERT INTO blocks (agent_id, label, body)
-    SELECT $1, b.label, b.body FROM unnest($10::text[], $11::jsonb[]) WITH ORDINALITY
-      AS b (label, body, n)
-    ORDER BY b.n
-    ON CONFLICT (agent_id, label) DO UPDATE SET body = excluded.body),
+    UPDATE core_blocks SET body = b.body FROM unnest($10::text[], $11::jsonb[]) AS b (id, body)
+    WHERE core_blocks.id = b.id),
   new_passages AS (
     INSERT INTO passages (id, agent_id, text, tags, created_at_ms, terms)
     SELECT p.id, $1, p.text, p.tags, p.created_at_ms, coalesce(${terms("p.terms")}, ''::tsvector)
@@ -62,8 +59,9 @@ export const COMMIT_STEP = `WITH
 export function commitStepParams(step: StepCommit): unknown[] {
   const { agentId, state, messages, memory, run } = step;
   const found = messages.map(searchableText);
-  // One upsert per label in a statement: the last block of a label wins, as it would in turn.
-  const blocks = [...new Map(memory.blocks.map((block) => [block.label, block])).values()];
+  // One update per block in a statement: the last write of a block wins, as it would in turn.
+  // The blocks are the merged ones (`blocks.ts`: `mergeEdits`), read under a row lock.
+  const blocks = [...new Map(memory.blocks.map((block) => [block.id, block])).values()];
   const wakeUps = Object.entries(wakeUpsOf(state));
   const set = wakeUps.filter((entry): entry is [string, number] => entry[1] !== null);
   return [
@@ -76,7 +74,7 @@ export function commitStepParams(step: StepCommit): unknown[] {
     found.map((f) => f?.text ?? null),
     found.map((f) => (f ? ownedVectorTemplate(f.text) : null)),
     messages.map((m) => JSON.stringify(m)),
-    blocks.map((b) => b.label),
+    blocks.map((b) => b.id),
     blocks.map((b) => JSON.stringify(b)),
     memory.passages.map((p) => p.id),
     memory.passages.map((p) => p.text),

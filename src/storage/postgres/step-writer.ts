@@ -1,15 +1,11 @@
 /** Writes outside a step (block edits, passage inserts, runs), inside a transaction. */
 import type { RunRecord } from "../../records/agent-record.js";
-import type { CoreBlock, Passage } from "../../records/memory-records.js";
+import type { Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import { searchableText } from "../searchable-text.js";
 import { ownedVector } from "./full-text.js";
 import type { Tx } from "./pool.js";
 import { SQL } from "./statements.js";
-
-export async function writeBlock(tx: Tx, agentId: string, block: CoreBlock): Promise<void> {
-  await tx.query(SQL.putBlock, [agentId, block.label, JSON.stringify(block)]);
-}
 
 export async function writePassages(
   tx: Tx,

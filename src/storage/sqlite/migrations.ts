@@ -255,6 +255,37 @@ export const MIGRATIONS: readonly string[] = [
       json_object('kind', 'block', 'block', json(b.body))
     FROM blocks AS b ORDER BY b.rowid;
   `,
+  // 11: blocks are entities of their own (Letta's `/v1/blocks`, decision 024): a block belongs
+  // to a project and is attached to any number of its agents, which all read the one row. A
+  // block made with an agent is owned by it (deleted with it unless another agent shares it);
+  // one made through `/v1/blocks` has no owner. The agents' blocks so far become blocks they
+  // own, attached in the same order.
+  `
+  CREATE TABLE core_blocks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL,
+    owner_id TEXT,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX core_blocks_by_project ON core_blocks (project_id, seq);
+  CREATE INDEX core_blocks_by_owner ON core_blocks (owner_id) WHERE owner_id IS NOT NULL;
+  CREATE TABLE agent_blocks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    block_id TEXT NOT NULL REFERENCES core_blocks (id) ON DELETE CASCADE,
+    label TEXT NOT NULL,
+    UNIQUE (agent_id, label),
+    UNIQUE (agent_id, block_id)
+  ) STRICT;
+  CREATE INDEX agent_blocks_by_block ON agent_blocks (block_id, seq);
+  INSERT OR IGNORE INTO core_blocks (id, project_id, owner_id, body)
+    SELECT b.block_id, a.project_id, b.agent_id, b.body
+    FROM blocks AS b JOIN agents AS a ON a.id = b.agent_id ORDER BY b.rowid;
+  INSERT OR IGNORE INTO agent_blocks (agent_id, block_id, label)
+    SELECT agent_id, block_id, label FROM blocks ORDER BY rowid;
+  DROP TABLE blocks;
+  `,
 ];
 
 /**

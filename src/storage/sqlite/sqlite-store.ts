@@ -24,6 +24,7 @@ import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from 
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
+import { SqliteBlocks } from "./blocks.js";
 import { SqliteHistory } from "./history.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
 import {
@@ -70,6 +71,7 @@ export async function openSqliteStore(
  */
 export class SqliteStore implements Store {
   private readonly group: GroupCommit;
+  readonly blocks: SqliteBlocks;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -80,6 +82,7 @@ export class SqliteStore implements Store {
     private readonly steps = new SqliteSteps(db),
     private readonly history = new SqliteHistory(db),
   ) {
+    this.blocks = new SqliteBlocks(db, history, (work, agentId) => this.transaction(work, agentId));
     this.group = new GroupCommit({
       begin: () => sql.begin.run(),
       commit: () => sql.commit.run(),
@@ -124,9 +127,7 @@ export class SqliteStore implements Store {
     const { agent, blocks, messages = [] } = validateNewAgent(created);
     this.transaction(() => {
       this.sql.insertAgent.run(agent.id, agent.project_id, agent.parent_id, JSON.stringify(agent));
-      for (const block of blocks) {
-        this.sql.putBlock.run(agent.id, block.label, JSON.stringify(block));
-      }
+      this.blocks.createFor(agent.id, agent.project_id, blocks);
       if (messages.length > 0) {
         const agentKey = seqFrom(this.sql.agentKey, agent.id) as number;
         for (const message of messages) writeMessage(this.sql, agentKey, agent.id, message);
@@ -153,7 +154,12 @@ export class SqliteStore implements Store {
   }
 
   async deleteAgent(id: string): Promise<boolean> {
-    return changed(this.transaction(() => this.sql.deleteAgent.run(id)));
+    return changed(
+      this.transaction(() => {
+        this.blocks.forgetAgent(id);
+        return this.sql.deleteAgent.run(id);
+      }),
+    );
   }
 
   async listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]> {
@@ -165,29 +171,15 @@ export class SqliteStore implements Store {
   }
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
-    const parsed = parseInput(CoreBlock, block, ["block"]);
-    this.transaction(() => {
-      this.sql.putBlock.run(agentId, parsed.label, JSON.stringify(parsed));
-      this.history.edited(agentId, [{ kind: "block", block: parsed }]);
-    }, agentId);
+    this.blocks.put(agentId, block);
   }
 
-  async findBlock(projectId: string, blockId: string) {
-    const row = this.sql.findBlock.get(projectId, blockId);
-    const block = body(row, CoreBlock, "block");
-    return row && block ? { agentId: text(row, "agent_id"), block } : null;
-  }
-
-  async deleteBlock(agentId: string, label: string): Promise<boolean> {
-    return this.transaction(() => {
-      const deleted = changed(this.sql.deleteBlock.run(agentId, label));
-      if (deleted) this.history.edited(agentId, [{ kind: "block_deleted", label }]);
-      return deleted;
-    });
+  async detachBlock(agentId: string, label: string): Promise<boolean> {
+    return this.blocks.detach(agentId, label);
   }
 
   async loadBlocks(agentId: string): Promise<CoreBlock[]> {
-    return bodies(this.sql.loadBlocks.all(agentId), CoreBlock, "block");
+    return this.blocks.load(agentId);
   }
 
   /** Steps of concurrent agents share one transaction (group commit); each is atomic alone. */
@@ -204,11 +196,9 @@ export class SqliteStore implements Store {
           const seq = writeMessage(this.sql, agentKey, agentId, message);
           if (firstOfRun === null && run && message.run_id === run.id) firstOfRun = seq;
         }
-        for (const block of memory.blocks) {
-          this.sql.putBlock.run(agentId, block.label, JSON.stringify(block));
-        }
+        const blocks = this.blocks.commitEdits(agentId, memory);
         for (const passage of memory.passages) writePassage(this.sql, agentKey, agentId, passage);
-        this.history.committed(agentId, memory);
+        this.history.committed(agentId, { ...memory, blocks });
         if (journal && state.run_id) this.history.appendJournal(agentId, state.run_id, journal);
         this.sql.putSession.run(agentId, state.version, state.phase, stateJson);
         writeWakeUps(this.sql, agentId, state);

@@ -24,13 +24,6 @@ const SQL = {
   agentsDesc: `SELECT body FROM agents WHERE project_id = ? AND seq > ? AND seq < ?
     ORDER BY seq DESC LIMIT ?`,
 
-  putBlock: `INSERT INTO blocks (agent_id, label, body) VALUES (?, ?, ?)
-    ON CONFLICT (agent_id, label) DO UPDATE SET body = excluded.body`,
-  deleteBlock: "DELETE FROM blocks WHERE agent_id = ? AND label = ?",
-  loadBlocks: "SELECT body FROM blocks WHERE agent_id = ? ORDER BY rowid",
-  findBlock: `SELECT b.agent_id, b.body FROM blocks AS b JOIN agents AS a ON a.id = b.agent_id
-    WHERE b.block_id = ?2 AND a.project_id = ?1 LIMIT 1`,
-
   insertMessage: `INSERT INTO messages
     (id, agent_id, message_type, created_at, search_role, search_text, body)
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
