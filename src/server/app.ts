@@ -11,6 +11,7 @@ import type { CatalogService } from "../service/catalog-service.js";
 import type { ChainService } from "../service/chain-service.js";
 import type { ForkService } from "../service/fork-service.js";
 import type { McpServerService } from "../service/mcp-server-service.js";
+import type { BlockService } from "../service/block-service.js";
 import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
 import type { ReplayService } from "../service/replay-service.js";
@@ -30,6 +31,7 @@ import { catalogRoutes } from "./routes/catalog.js";
 import { chainRoutes } from "./routes/chains.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
+import { blockRoutes } from "./routes/blocks.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { messageRoutes } from "./routes/messages.js";
 import { modelRoutes } from "./routes/models.js";
@@ -45,6 +47,8 @@ export interface Services {
   agents: AgentService;
   messages: MessageService;
   memory: MemoryService;
+  /** Letta's `/v1/blocks`: blocks as entities, shared by agents. */
+  blocks?: BlockService;
   tools: ToolService;
   /** Holdfast's own session routes (resume, inspect, transfer). */
   sessions?: SessionService;
@@ -160,6 +164,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (options.services.catalog) catalogRoutes(app, options.services.catalog);
     messageRoutes(app, options.services.messages);
     memoryRoutes(app, options.services.memory);
+    if (options.services.blocks) blockRoutes(app, options.services.blocks);
     toolRoutes(app, options.services.tools);
     if (options.services.sessions) sessionRoutes(app, options.services.sessions);
     if (options.services.runs) runRoutes(app, options.services.runs);

@@ -24,6 +24,7 @@ import { CatalogService } from "../service/catalog-service.js";
 import { ChainService } from "../service/chain-service.js";
 import { ForkService } from "../service/fork-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
+import { BlockService } from "../service/block-service.js";
 import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
 import { ReplayService } from "../service/replay-service.js";
@@ -282,6 +283,7 @@ async function wire(
       catalog: new CatalogService(ctx),
       messages: new MessageService(ctx),
       memory: new MemoryService(ctx),
+      blocks: new BlockService(ctx),
       tools: new ToolService(ctx),
       sessions: new SessionService(ctx),
       runs: new RunService(ctx),

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import { agentCases } from "./contract/agent-cases.js";
+import { blockCases } from "./contract/block-cases.js";
 import { chainRunCases } from "./contract/chain-run-cases.js";
 import {
   agentRecord,
@@ -83,5 +84,6 @@ export function storeContract(
     vectorCases(t, options);
     stepCases(t, options);
     replayHistoryCases(t);
+    blockCases(t);
   });
 }

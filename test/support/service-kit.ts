@@ -8,6 +8,7 @@ import type { Services } from "../../src/server/app.js";
 import type { ServiceContext } from "../../src/service/agent-access.js";
 import { AgentMaintenanceService } from "../../src/service/agent-maintenance-service.js";
 import { AgentService } from "../../src/service/agent-service.js";
+import { BlockService } from "../../src/service/block-service.js";
 import { CatalogService } from "../../src/service/catalog-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
 import { ForkService } from "../../src/service/fork-service.js";
@@ -63,6 +64,7 @@ export function serviceKit(
     agents: new AgentService(ctx),
     messages: new MessageService(ctx),
     memory: new MemoryService(ctx),
+    blocks: new BlockService(ctx),
     tools: new ToolService(ctx),
     sessions: new SessionService(ctx),
     runs: new RunService(ctx),

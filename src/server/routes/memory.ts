@@ -7,6 +7,7 @@ import {
   type MemoryService,
 } from "../../service/memory-service.js";
 import { ListQuery } from "../../service/requests.js";
+import { BlockView } from "../../records/core-block.js";
 import type { AppEnv } from "../auth.js";
 import { AGENT_ERRORS, AgentIdParam, AgentStateSchema, ErrorBodySchema } from "../schemas.js";
 
@@ -17,15 +18,6 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
 
 const Id = z.string().min(1).max(200);
 const Tag = z.string().min(1).max(200);
-
-const BlockSchema = z.looseObject({
-  id: z.string(),
-  label: z.string(),
-  value: z.string(),
-  limit: z.number(),
-  description: z.string(),
-  read_only: z.boolean(),
-});
 
 const PassageSchema = z.looseObject({
   id: z.string(),
@@ -79,7 +71,7 @@ const listBlocks = createRoute({
   tags: ["memory"],
   summary: "An agent's core-memory blocks; page with `after`/`before` relative to `order`",
   request: { params: AgentIdParam, query: ListQuery },
-  responses: { 200: json(z.array(BlockSchema), "A page of blocks"), ...AGENT_ERRORS },
+  responses: { 200: json(z.array(BlockView), "A page of blocks"), ...AGENT_ERRORS },
 });
 
 const getBlock = createRoute({
@@ -88,7 +80,7 @@ const getBlock = createRoute({
   tags: ["memory"],
   summary: "One block, by label",
   request: { params: LabelParam },
-  responses: { 200: json(BlockSchema, "The block"), ...AGENT_ERRORS },
+  responses: { 200: json(BlockView, "The block"), ...AGENT_ERRORS },
 });
 
 const updateBlock = createRoute({
@@ -100,7 +92,7 @@ const updateBlock = createRoute({
     params: LabelParam,
     body: { content: { "application/json": { schema: BlockPatch } }, required: true },
   },
-  responses: { 200: json(BlockSchema, "The updated block"), ...AGENT_ERRORS },
+  responses: { 200: json(BlockView, "The updated block"), ...AGENT_ERRORS },
 });
 
 const blockLink = (action: "attach" | "detach", summary: string) =>
@@ -113,8 +105,8 @@ const blockLink = (action: "attach" | "detach", summary: string) =>
     responses: { 200: json(AgentStateSchema, "The agent"), ...AGENT_ERRORS, ...CONFLICT },
   });
 
-const attachBlock = blockLink("attach", "Copy a block of another agent of the project into it");
-const detachBlock = blockLink("detach", "Remove a block from the agent");
+const attachBlock = blockLink("attach", "Attach a block of the project (it is shared, not copied)");
+const detachBlock = blockLink("detach", "Detach a block from the agent (the block stays)");
 
 const insertPassage = createRoute({
   method: "post",
