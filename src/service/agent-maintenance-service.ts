@@ -24,6 +24,17 @@ export class AgentMaintenanceService {
   }
 
   /**
+   * Letta's `recompile`: the system prompt compiled from the agent's memory as it is now (its
+   * blocks, shared ones included, with their latest values). Holdfast compiles it afresh for
+   * every turn, so there is nothing stale to rewrite: this answers with what the next turn
+   * sends, and `dry_run` changes nothing.
+   */
+  async recompile(projectId: string, agentId: string): Promise<string> {
+    const overview = await contextWindowOverview(this.ctx, projectId, agentId);
+    return overview.system_prompt + overview.core_memory;
+  }
+
+  /**
    * Letta's `reset-messages`: the model's context starts empty again (after the system prompt
    * and core memory, which are always compiled fresh); the history stays stored, listed and
    * searchable, as Letta keeps it in recall. Refused with 409 while the agent has a run in

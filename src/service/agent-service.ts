@@ -1,5 +1,6 @@
-import { ValidationError } from "../core/errors.js";
+import { type FieldError, ValidationError } from "../core/errors.js";
 import { uniqueToolRules } from "../records/tool-rule.js";
+import type { NewAgent } from "../storage/store.js";
 import { embeddingHandleOf } from "../types/embedding-handle.js";
 import {
   agentState,
@@ -26,8 +27,33 @@ export class AgentService {
 
   async create(projectId: string, body: CreateAgentRequest): Promise<AgentStateView> {
     const created = agentFromRequest(this.ctx, projectId, body);
+    const shared = await this.#sharedBlocks(projectId, body.block_ids ?? [], created);
     await this.ctx.store.createAgent(created);
+    try {
+      for (const blockId of shared) await this.ctx.store.blocks.attach(created.agent.id, blockId);
+    } catch (error) {
+      // A block deleted meanwhile: no agent half made.
+      await this.ctx.store.deleteAgent(created.agent.id);
+      throw error;
+    }
     return this.get(projectId, created.agent.id);
+  }
+
+  /** The blocks `block_ids` names, checked before anything is written: each path at its index. */
+  async #sharedBlocks(projectId: string, blockIds: readonly string[], created: NewAgent) {
+    const labels = new Set(created.blocks.map((block) => block.label));
+    const errors: FieldError[] = [];
+    const ids = [...new Set(blockIds)];
+    for (const id of ids) {
+      const block = await this.ctx.store.blocks.get(projectId, id);
+      const path = `block_ids.${blockIds.indexOf(id)}`;
+      if (!block) errors.push({ path, message: `no block '${id}' in this project` });
+      else if (labels.has(block.label))
+        errors.push({ path, message: `another block of the agent is labelled '${block.label}'` });
+      if (block) labels.add(block.label);
+    }
+    if (errors.length > 0) throw new ValidationError("invalid agent", errors);
+    return ids;
   }
 
   /** The agent's state; `include` adds what Letta adds on request (`agent.pending_approval`). */

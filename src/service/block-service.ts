@@ -84,7 +84,12 @@ export class BlockService {
   async list(projectId: string, query: BlockListQuery): Promise<BlockView[]> {
     const filter = filterOf(projectId, query);
     if (!filter) return [];
-    const page = { after: query.after, before: query.before, limit: query.limit, order: query.order };
+    const page = {
+      after: query.after,
+      before: query.before,
+      limit: query.limit,
+      order: query.order,
+    };
     return (await this.ctx.store.blocks.list(filter, page)).map(blockView);
   }
 

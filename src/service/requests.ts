@@ -27,6 +27,8 @@ export const CreateAgentRequest = z.object({
   embedding: z.string().min(1).max(300).nullish(),
   llm_config: z.object({ handle: z.string().nullish(), model: z.string().nullish() }).nullish(),
   memory_blocks: z.array(CreateBlock).max(100).nullish(),
+  /** Blocks of the project (`/v1/blocks`) to attach: shared with the agents that have them. */
+  block_ids: z.array(z.string().min(1).max(200)).max(100).nullish(),
   tools: z.array(z.string().min(1).max(64)).max(200).nullish(),
   /** Tools to attach by id (`tool-<name>`, as `GET /v1/tools/` lists them). */
   tool_ids: z.array(z.string().min(1).max(200)).max(200).nullish(),
@@ -50,7 +52,6 @@ export const UpdateAgentRequest = z.object({
   metadata: Metadata.nullish(),
 });
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
-
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string().max(1_000_000) });
 

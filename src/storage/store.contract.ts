@@ -48,9 +48,7 @@ export function storeContract(
         // `block-persona` and `block-human`, later ones ids of their own.
         const taken = agentsMade++ > 0;
         const own = (label: string) => ({ ...block(label), id: `block-${label}-${id}` });
-        const blocks = taken
-          ? [own("persona"), own("human")]
-          : [block("persona"), block("human")];
+        const blocks = taken ? [own("persona"), own("human")] : [block("persona"), block("human")];
         await t.store.createAgent({ agent: agentRecord(id, projectId), blocks });
         return id;
       },

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { CoreBlockTemplate } from "../records/core-block.js";
 import { isProviderName, PROVIDERS } from "../llm/handle.js";
 import { checkOutputSchema } from "../llm/json-schema.js";
+import { CoreBlockTemplate } from "../records/core-block.js";
 import { ToolName } from "../tools/tool-declaration.js";
 import {
   ApprovalPolicy,

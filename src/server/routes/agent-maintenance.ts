@@ -55,6 +55,22 @@ const context = createRoute({
   },
 });
 
+const recompile = createRoute({
+  method: "post",
+  path: "/v1/agents/{agent_id}/recompile",
+  tags: ["agents"],
+  summary:
+    "The system prompt compiled from the agent's current memory (what its next turn sends; compiled afresh every turn)",
+  request: {
+    params: AgentIdParam,
+    query: z.object({
+      update_timestamp: z.enum(["true", "false"]).optional(),
+      dry_run: z.enum(["true", "false"]).optional(),
+    }),
+  },
+  responses: { 200: json(z.string(), "The system prompt"), ...AGENT_ERRORS },
+});
+
 const reset = createRoute({
   method: "patch",
   path: "/v1/agents/{agent_id}/reset-messages",
@@ -133,6 +149,9 @@ export function agentMaintenanceRoutes(
     });
     return c.json(result, 200);
   });
+  app.openapi(recompile, async (c) =>
+    c.json(await service.recompile(c.get("projectId"), c.req.valid("param").agent_id), 200),
+  );
   app.openapi(context, async (c) =>
     c.json(await service.context(c.get("projectId"), c.req.valid("param").agent_id), 200),
   );

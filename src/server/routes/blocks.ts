@@ -25,7 +25,8 @@ const listBlocks = createRoute({
   method: "get",
   path: "/v1/blocks",
   tags: ["blocks"],
-  summary: "The project's blocks, oldest first; Letta's filters (label, searches, tags, agent counts)",
+  summary:
+    "The project's blocks, oldest first; Letta's filters (label, searches, tags, agent counts)",
   request: { query: BlockListQuery },
   responses: { 200: json(z.array(BlockView), "A page of blocks"), ...BLOCK_ERRORS },
 });

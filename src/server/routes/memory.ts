@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { BlockView } from "../../records/core-block.js";
 import {
   BlockPatch,
   CreatePassageRequest,
@@ -7,7 +8,6 @@ import {
   type MemoryService,
 } from "../../service/memory-service.js";
 import { ListQuery } from "../../service/requests.js";
-import { BlockView } from "../../records/core-block.js";
 import type { AppEnv } from "../auth.js";
 import { AGENT_ERRORS, AgentIdParam, AgentStateSchema, ErrorBodySchema } from "../schemas.js";
 

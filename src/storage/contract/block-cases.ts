@@ -57,10 +57,14 @@ export function blockCases(t: ContractContext): void {
       const appended = (value: string) => ({ ...read, value });
       // Both turns read "one"; b commits first, a's append lands after b's.
       await t.store.commit(
-        step(b, { memory: { blocks: [appended("one\nb")], passages: [], bases: { [read.id]: "one" } } }),
+        step(b, {
+          memory: { blocks: [appended("one\nb")], passages: [], bases: { [read.id]: "one" } },
+        }),
       );
       await t.store.commit(
-        step(a, { memory: { blocks: [appended("one\na")], passages: [], bases: { [read.id]: "one" } } }),
+        step(a, {
+          memory: { blocks: [appended("one\na")], passages: [], bases: { [read.id]: "one" } },
+        }),
       );
       expect((await t.store.blocks.get("project-1", read.id))?.value).toBe("one\nb\na");
       // A rewrite of the text an edit changes cannot be placed: nothing of the step is written.
@@ -102,7 +106,11 @@ export function blockCases(t: ContractContext): void {
       await t.store.blocks.create("project-1", standalone("block-team"));
       await t.store.blocks.attach(a, "block-team");
       await t.store.blocks.update("project-1", { ...standalone("block-team"), label: "crew" });
-      expect((await t.store.loadBlocks(a)).map((b) => b.label)).toEqual(["persona", "human", "crew"]);
+      expect((await t.store.loadBlocks(a)).map((b) => b.label)).toEqual([
+        "persona",
+        "human",
+        "crew",
+      ]);
       await expect(
         t.store.blocks.update("project-1", { ...standalone("block-team"), label: "human" }),
       ).rejects.toBeInstanceOf(ConflictError);
@@ -141,14 +149,12 @@ export function blockCases(t: ContractContext): void {
       await t.store.blocks.attach(a, "block-team");
       const list = (filter: object, page = asc()) =>
         t.store.blocks.list({ projectId: "project-1", ...filter }, page).then(ids);
-      expect(await list({})).toEqual([
-        "block-persona",
-        "block-human",
+      expect(await list({})).toEqual(["block-persona", "block-human", "block-team", "block-plan"]);
+      expect(await list({}, desc(2))).toEqual(["block-plan", "block-team"]);
+      expect(await list({}, asc(10, { after: "block-human" }))).toEqual([
         "block-team",
         "block-plan",
       ]);
-      expect(await list({}, desc(2))).toEqual(["block-plan", "block-team"]);
-      expect(await list({}, asc(10, { after: "block-human" }))).toEqual(["block-team", "block-plan"]);
       expect(await list({}, asc(10, { after: "block-other" }))).toEqual([]);
       expect(await list({ label: "plan" })).toEqual(["block-plan"]);
       expect(await list({ valueSearch: "beta" })).toEqual(["block-plan"]);

@@ -116,7 +116,10 @@ export class InMemoryBlocks implements BlockStore {
     const owner = this.owner(agentId);
     if (!owner) throw new NotFoundError("agent", agentId);
     const stored = this.blocks.get(parsed.id);
-    if (stored?.agents.includes(agentId)) return this.write(stored, parsed);
+    if (stored?.agents.includes(agentId)) {
+      this.write(stored, parsed);
+      return;
+    }
     if (stored) throw new ConflictError(`block '${parsed.id}' already exists`);
     this.checkLabelFree(agentId, parsed.label);
     this.createFor(agentId, owner.projectId, [parsed]);
@@ -134,10 +137,15 @@ export class InMemoryBlocks implements BlockStore {
   }
 
   /** Checks a commit's block edits; returns a function that writes them (and the blocks). */
-  prepareCommit(agentId: string, memory: MemoryChanges): { blocks: CoreBlock[]; write: () => void } {
+  prepareCommit(
+    agentId: string,
+    memory: MemoryChanges,
+  ): { blocks: CoreBlock[]; write: () => void } {
     const merged = memory.blocks.flatMap((edited) => {
       const stored = this.blocks.get(edited.id);
-      return stored ? [{ stored, block: mergeBlockWrite(stored.block, edited, memory.bases?.[edited.id]) }] : [];
+      return stored
+        ? [{ stored, block: mergeBlockWrite(stored.block, edited, memory.bases?.[edited.id]) }]
+        : [];
     });
     const write = () => {
       for (const { stored, block } of merged) {
@@ -169,7 +177,10 @@ export class InMemoryBlocks implements BlockStore {
     stored.block = block;
     for (const agentId of stored.agents) {
       const changes: MemoryChange[] = relabel
-        ? [{ kind: "block_deleted", label: old }, { kind: "block", block: copy(block) }]
+        ? [
+            { kind: "block_deleted", label: old },
+            { kind: "block", block: copy(block) },
+          ]
         : [{ kind: "block", block: copy(block) }];
       this.record(agentId, changes);
     }

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
 import type { ChainRunRecord } from "../../records/chain-run.js";
 import type { MemoryVersion } from "../../records/memory-history.js";
-import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
+import { type CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";

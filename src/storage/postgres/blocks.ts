@@ -47,7 +47,9 @@ export class PostgresBlocks implements BlockStore {
 
   async create(projectId: string, block: CoreBlock): Promise<void> {
     const parsed = parseInput(CoreBlock, block, ["block"]);
-    await this.tx((tx) => tx.query(SQL.insert, [parsed.id, projectId, null, JSON.stringify(parsed)]));
+    await this.tx((tx) =>
+      tx.query(SQL.insert, [parsed.id, projectId, null, JSON.stringify(parsed)]),
+    );
   }
 
   async get(projectId: string, blockId: string): Promise<CoreBlock | null> {
@@ -187,7 +189,10 @@ async function write(tx: Tx, stored: CoreBlock, block: CoreBlock): Promise<void>
   await tx.query(SQL.set, [block.id, JSON.stringify(block)]);
   for (const agentId of agents) {
     const changes: MemoryChange[] = relabel
-      ? [{ kind: "block_deleted", label: stored.label }, { kind: "block", block }]
+      ? [
+          { kind: "block_deleted", label: stored.label },
+          { kind: "block", block },
+        ]
       : [{ kind: "block", block }];
     await rememberEdited(tx, agentId, changes);
   }
@@ -242,7 +247,8 @@ function filterSql(filter: BlockFilter, params: unknown[]): string {
     );
   }
   const agents = "(SELECT count(*) FROM agent_blocks AS ab WHERE ab.block_id = b.id)";
-  if (filter.agentsMoreThan !== undefined) parts.push(`${agents} > ${param(filter.agentsMoreThan)}`);
+  if (filter.agentsMoreThan !== undefined)
+    parts.push(`${agents} > ${param(filter.agentsMoreThan)}`);
   if (filter.agentsFewerThan !== undefined)
     parts.push(`${agents} < ${param(filter.agentsFewerThan)}`);
   if (filter.agentsExactly && filter.agentsExactly.length > 0) {

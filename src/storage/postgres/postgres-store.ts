@@ -3,7 +3,7 @@ import { NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
 import { ChainRunRecord } from "../../records/chain-run.js";
 import type { MemoryVersion } from "../../records/memory-history.js";
-import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
+import { type CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
@@ -19,6 +19,7 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { createFor, forgetAgent, PostgresBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { commitStep } from "./commit.js";
 import { ownedQueryTerms } from "./full-text.js";
@@ -29,7 +30,6 @@ import {
   rememberEdited,
   runJournal,
 } from "./history.js";
-import { createFor, forgetAgent, PostgresBlocks } from "./blocks.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";

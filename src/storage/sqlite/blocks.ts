@@ -49,9 +49,7 @@ export class SqliteBlocks implements BlockStore {
 
   async create(projectId: string, block: CoreBlock): Promise<void> {
     const parsed = parseInput(CoreBlock, block, ["block"]);
-    this.transaction(() =>
-      this.sql.insert.run(parsed.id, projectId, null, JSON.stringify(parsed)),
-    );
+    this.transaction(() => this.sql.insert.run(parsed.id, projectId, null, JSON.stringify(parsed)));
   }
 
   async get(projectId: string, blockId: string): Promise<CoreBlock | null> {
@@ -68,7 +66,13 @@ export class SqliteBlocks implements BlockStore {
       `SELECT b.body FROM core_blocks AS b WHERE b.project_id = ? AND b.seq > ? AND b.seq < ?
       ${where} ORDER BY b.seq ${order} LIMIT ?`,
     );
-    const rows = statement.all(filter.projectId, bounds.lower, bounds.upper, ...params, bounds.limit);
+    const rows = statement.all(
+      filter.projectId,
+      bounds.lower,
+      bounds.upper,
+      ...params,
+      bounds.limit,
+    );
     return bodies(rows, CoreBlock, "block");
   }
 
@@ -187,7 +191,10 @@ export class SqliteBlocks implements BlockStore {
       const changes =
         block.label === stored.label
           ? [{ kind: "block" as const, block }]
-          : [{ kind: "block_deleted" as const, label: stored.label }, { kind: "block" as const, block }];
+          : [
+              { kind: "block_deleted" as const, label: stored.label },
+              { kind: "block" as const, block },
+            ];
       this.history.edited(agentId, changes);
     }
   }
@@ -221,7 +228,8 @@ function filterSql(filter: BlockFilter): { where: string; params: SQLInputValue[
   };
   if (filter.label !== undefined) add("json_extract(b.body, '$.label') = ?", filter.label);
   const search = (field: string, part: string | undefined) => {
-    if (part !== undefined) add(`instr(lower(json_extract(b.body, '$.${field}')), lower(?)) > 0`, part);
+    if (part !== undefined)
+      add(`instr(lower(json_extract(b.body, '$.${field}')), lower(?)) > 0`, part);
   };
   search("label", filter.labelSearch);
   search("value", filter.valueSearch);

@@ -3,7 +3,7 @@ import { NotFoundError } from "../../core/errors.js";
 import { AgentRecord, RunRecord, TimerRecord } from "../../records/agent-record.js";
 import { ChainRunRecord } from "../../records/chain-run.js";
 import type { MemoryVersion } from "../../records/memory-history.js";
-import { CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
+import { type CoreBlock, type MessageHit, Passage } from "../../records/memory-records.js";
 import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
@@ -20,11 +20,11 @@ import type {
 } from "../store.js";
 import { parseInput, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { SqliteBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
-import { SqliteBlocks } from "./blocks.js";
 import { SqliteHistory } from "./history.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
 import {
