@@ -130,6 +130,22 @@ describe("/v1/blocks (issue #15)", () => {
     expect(await teamValue(client, bob.id)).toBe("Team notes:\nthe demo moved to Tuesday");
   });
 
+  it("replaces an agent's blocks with block_ids on update, as Letta does", async () => {
+    server = await startTestServer();
+    const client = server.client();
+    const team = await client.blocks.create({ label: "team", value: "notes" });
+    const agent = await client.agents.create({});
+    const human = agent.blocks.find((b) => b.label === "human");
+    const updated = await client.agents.update(agent.id, { block_ids: [team.id, human?.id ?? ""] });
+    expect(updated.blocks.map((b) => b.label)).toEqual(["human", "team"]);
+    await expect(
+      client.agents.update(agent.id, { block_ids: ["block-none"], name: "renamed" }),
+    ).rejects.toMatchObject({ status: 422, error: { errors: [{ path: "block_ids.0" }] } });
+    const after = await client.agents.retrieve(agent.id);
+    expect(after.name).toBe(agent.name);
+    expect(after.blocks.map((b) => b.label)).toEqual(["human", "team"]);
+  });
+
   it("keeps both edits when the API changes a block while an agent's turn edits it", async () => {
     const { model } = noteTaker();
     const slow = gated(model);

@@ -1,6 +1,5 @@
-import { type FieldError, ValidationError } from "../core/errors.js";
+import { ValidationError } from "../core/errors.js";
 import { uniqueToolRules } from "../records/tool-rule.js";
-import type { NewAgent } from "../storage/store.js";
 import { embeddingHandleOf } from "../types/embedding-handle.js";
 import {
   agentState,
@@ -9,6 +8,7 @@ import {
   requireAgent,
   type ServiceContext,
 } from "./agent-access.js";
+import { checkBlockIds, replaceBlocks } from "./agent-blocks.js";
 import { type ChildNode, childTree } from "./agent-tree.js";
 import { agentFromRequest } from "./create-agent.js";
 import type { AgentStateView } from "./letta-views.js";
@@ -27,33 +27,16 @@ export class AgentService {
 
   async create(projectId: string, body: CreateAgentRequest): Promise<AgentStateView> {
     const created = agentFromRequest(this.ctx, projectId, body);
-    const shared = await this.#sharedBlocks(projectId, body.block_ids ?? [], created);
+    const shared = await checkBlockIds(this.ctx, projectId, body.block_ids ?? [], created.blocks);
     await this.ctx.store.createAgent(created);
     try {
-      for (const blockId of shared) await this.ctx.store.blocks.attach(created.agent.id, blockId);
+      for (const block of shared) await this.ctx.store.blocks.attach(created.agent.id, block.id);
     } catch (error) {
       // A block deleted meanwhile: no agent half made.
       await this.ctx.store.deleteAgent(created.agent.id);
       throw error;
     }
     return this.get(projectId, created.agent.id);
-  }
-
-  /** The blocks `block_ids` names, checked before anything is written: each path at its index. */
-  async #sharedBlocks(projectId: string, blockIds: readonly string[], created: NewAgent) {
-    const labels = new Set(created.blocks.map((block) => block.label));
-    const errors: FieldError[] = [];
-    const ids = [...new Set(blockIds)];
-    for (const id of ids) {
-      const block = await this.ctx.store.blocks.get(projectId, id);
-      const path = `block_ids.${blockIds.indexOf(id)}`;
-      if (!block) errors.push({ path, message: `no block '${id}' in this project` });
-      else if (labels.has(block.label))
-        errors.push({ path, message: `another block of the agent is labelled '${block.label}'` });
-      if (block) labels.add(block.label);
-    }
-    if (errors.length > 0) throw new ValidationError("invalid agent", errors);
-    return ids;
   }
 
   /** The agent's state; `include` adds what Letta adds on request (`agent.pending_approval`). */
@@ -103,6 +86,8 @@ export class AgentService {
       if (problem)
         throw new ValidationError("invalid agent", [{ path: "embedding", message: problem }]);
     }
+    // Checked before the record changes: a bad id changes nothing.
+    if (body.block_ids) await checkBlockIds(this.ctx, projectId, body.block_ids, []);
     const { agent: before } = await changeAgent(this.ctx, projectId, agentId, (agent) => {
       const overrides = { ...agent.overrides };
       if (body.model) overrides.model = body.model;
@@ -124,6 +109,7 @@ export class AgentService {
     // A new embedding model re-embeds the agent's memory, in the background.
     const was = embeddingHandleOf(before.type, before.overrides);
     if (body.embedding && body.embedding !== was) this.ctx.embeddings?.queue.notify(agentId);
+    if (body.block_ids) await replaceBlocks(this.ctx, projectId, agentId, body.block_ids);
     return this.get(projectId, agentId);
   }
 

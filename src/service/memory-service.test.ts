@@ -118,7 +118,7 @@ describe("MemoryService blocks", () => {
     expect(model.requests.at(-1)?.system).not.toContain("a lighthouse keeper");
   });
 
-  it("attaches a copy of another agent's block under a new id and detaches it", async () => {
+  it("attaches another agent's block itself: an edit through either is the other's too", async () => {
     const { memory, create, ctx } = setup();
     const source = await create("p1", "source");
     const target = await create("p1", "target");
@@ -127,13 +127,14 @@ describe("MemoryService blocks", () => {
     const persona = await memory.getBlock("p1", source, "persona");
 
     const attached = await memory.attachBlock("p1", target, persona.id);
-    const copy = attached.blocks.find((block) => block.label === "persona");
-    expect(copy).toMatchObject({ value: "shared persona" });
-    expect(copy?.id).not.toBe(persona.id);
+    const shared = attached.blocks.find((block) => block.label === "persona");
+    expect(shared).toMatchObject({ id: persona.id, value: "shared persona" });
+    await memory.updateBlock("p1", target, "persona", { value: "edited through target" });
+    expect((await memory.getBlock("p1", source, "persona")).value).toBe("edited through target");
 
-    const detached = await memory.detachBlock("p1", target, copy?.id ?? "");
+    const detached = await memory.detachBlock("p1", target, persona.id);
     expect(detached.blocks.map((block) => block.label)).toEqual(["human"]);
-    expect((await memory.getBlock("p1", source, "persona")).value).toBe("shared persona");
+    expect((await memory.getBlock("p1", source, "persona")).value).toBe("edited through target");
   });
 
   it("refuses to attach a block whose label the agent has, or one of another project", async () => {

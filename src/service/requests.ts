@@ -50,6 +50,8 @@ export const UpdateAgentRequest = z.object({
   tool_rules: z.array(ToolRule).max(200).nullish(),
   tags: Tags.nullish(),
   metadata: Metadata.nullish(),
+  /** The agent's blocks become exactly these blocks of the project (Letta's semantics). */
+  block_ids: z.array(z.string().min(1).max(200)).max(100).nullish(),
 });
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
 
