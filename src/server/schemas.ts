@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { BlockView } from "../records/core-block.js";
 
 /** The body of every error answer; see error-response.ts. */
 export const ErrorBodySchema = z.object({
@@ -16,7 +17,7 @@ export const AgentStateSchema = z.looseObject({
   agent_type: z.string(),
   system: z.string(),
   tags: z.array(z.string()),
-  blocks: z.array(z.looseObject({ id: z.string(), label: z.string(), value: z.string() })),
+  blocks: z.array(BlockView),
   tools: z.array(z.looseObject({ id: z.string(), name: z.string() })),
   llm_config: z.looseObject({
     model: z.string(),
