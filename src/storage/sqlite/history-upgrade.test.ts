@@ -22,8 +22,8 @@ describe("the memory history migration", () => {
     {
       const db = new DatabaseSync(path);
       registerOwnedTerms(db);
-      // Every migration but the last (replay and fork): the schema just before memory history.
-      migrate(db, MIGRATIONS.slice(0, -1));
+      // Migrations 1-9: the schema just before memory history (10, replay and fork).
+      migrate(db, MIGRATIONS.slice(0, 9));
       const agent = agentRecord("agent-old");
       db.prepare("INSERT INTO agents (id, project_id, parent_id, body) VALUES (?, ?, NULL, ?)").run(
         agent.id,
@@ -49,6 +49,9 @@ describe("the memory history migration", () => {
       db.close();
     }
     const store = await openSqliteStore(path);
+    // Migration 11 made the agent's block a block it owns, attached to it.
+    expect(await store.loadBlocks("agent-old")).toEqual([block("human", "likes tea")]);
+    expect(await store.blocks.agentsOf("project-1", "block-human")).toEqual(["agent-old"]);
     const history = await store.memoryHistory("agent-old");
     expect(history).toEqual([
       { position: 5, change: { kind: "baseline" } },
