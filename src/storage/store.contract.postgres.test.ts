@@ -1,7 +1,9 @@
+import pgClient, { type PoolClient } from "pg";
 import { describe, expect, it } from "vitest";
 import { usePostgres } from "../../test/support/postgres.js";
 import { newSessionState } from "../records/session-state.js";
-import { agentRecord, userMessage } from "./contract/fixtures.js";
+import { agentRecord, block, userMessage } from "./contract/fixtures.js";
+import { MIGRATIONS, migrate, quoteIdentifier } from "./postgres/migrations.js";
 import { openPostgresStore, type PostgresStore } from "./postgres/postgres-store.js";
 import { DatabaseInUseError, lockDatabase } from "./postgres/writer-lock.js";
 import { storeContract } from "./store.contract.js";
@@ -27,6 +29,36 @@ storeContract("PostgreSQL store", () => open(pg.freshSchema()), {
 });
 
 describe("PostgreSQL store, beyond the contract", () => {
+  it("keeps an agent's blocks attached to it across the blocks-as-entities migration", async () => {
+    const schema = pg.freshSchema();
+    const client = new pgClient.Client({ connectionString: pg.url() });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`);
+      await client.query(`SET search_path = ${quoteIdentifier(schema)}`);
+      await migrate(client as unknown as PoolClient, schema, MIGRATIONS.slice(0, 2));
+      const agent = agentRecord("agent-old");
+      await client.query("INSERT INTO agents (id, project_id, body) VALUES ($1, $2, $3)", [
+        agent.id,
+        agent.project_id,
+        JSON.stringify(agent),
+      ]);
+      await client.query("INSERT INTO blocks (agent_id, label, body) VALUES ($1, $2, $3)", [
+        agent.id,
+        "human",
+        JSON.stringify(block("human", "likes tea")),
+      ]);
+    } finally {
+      await client.end();
+    }
+    const store = await open(schema);
+    expect(await store.loadBlocks("agent-old")).toEqual([block("human", "likes tea")]);
+    expect(await store.blocks.agentsOf("project-1", "block-human")).toEqual(["agent-old"]);
+    expect(await store.deleteAgent("agent-old")).toBe(true);
+    expect(await store.blocks.get("project-1", "block-human")).toBeNull();
+    await store.close();
+  });
+
   it("migrates once when several servers open one new schema at the same moment", async () => {
     const schema = pg.freshSchema();
     const stores = await Promise.all([open(schema), open(schema), open(schema)]);
