@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ModelAdapter, ModelRequest } from "../src/llm/model.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
 import { startTestServer } from "./support/server-kit.js";
+import { until } from "./support/until.js";
 
 // Issue #15, memory: Letta's `/v1/blocks` and blocks shared by several agents (decision 024),
 // through Letta's official client.
@@ -43,16 +44,18 @@ function gated(inner: ModelAdapter) {
   const calling = new Promise<void>((resolve) => {
     started = resolve;
   });
+  let calls = 0;
   const model: ModelAdapter = {
     handle: inner.handle,
     contextWindow: inner.contextWindow,
     async generate(request, onDelta) {
+      calls++;
       started();
       await gate;
       return inner.generate(request, onDelta);
     },
   };
-  return { model, calling, release: () => open() };
+  return { model, calling, started: () => calls, release: () => open() };
 }
 
 const say = (client: Letta, agentId: string, text: string) =>
@@ -166,6 +169,28 @@ describe("/v1/blocks (issue #15)", () => {
     expect((await client.blocks.retrieve(team.id)).value).toBe(
       "Team notes:\nfrom the API\nfrom alice",
     );
+  });
+
+  it("keeps both notes when two agents' turns edit one shared block at the same time", async () => {
+    const { model } = noteTaker();
+    const slow = gated(model);
+    server = await startTestServer({ model: slow.model });
+    const client = server.client();
+    const team = await client.blocks.create({ label: "team", value: "Team notes:" });
+    const agents = await Promise.all(
+      ["alice", "bob"].map((name) =>
+        client.agents.create({ name, agent_type: "letta_v1_agent", block_ids: [team.id] }),
+      ),
+    );
+    // Both turns start (each reads "Team notes:") before either model call answers.
+    const turns = agents.map((agent) => say(client, agent.id, `note from ${agent.name}`));
+    await until(() => slow.started() === 2);
+    slow.release();
+    for (const done of await Promise.all(turns)) {
+      expect(done.stop_reason.stop_reason).toBe("end_turn");
+    }
+    const value = (await client.blocks.retrieve(team.id)).value;
+    expect(value.split("\n").sort()).toEqual(["Team notes:", "from alice", "from bob"]);
   });
 
   it("keeps projects apart and answers bad input with a 4xx at the field", async () => {
