@@ -6,6 +6,7 @@ import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { JournalEntry } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
+import type { ScheduledMessageRecord } from "../records/scheduled-message.js";
 import type { StepRecord } from "../records/step-record.js";
 import type { TurnStore } from "./turn-store.js";
 import type { VectorStore } from "./vector-store.js";
@@ -91,8 +92,26 @@ export interface McpServerStore {
   delete(id: string): Promise<boolean>;
 }
 
+/**
+ * Scheduled messages (`records/scheduled-message.ts`), each write one atomic statement. Deleting
+ * an agent deletes its scheduled messages.
+ */
+export interface ScheduleStore {
+  /** Adds a scheduled message or replaces the one with its id (moving it on). */
+  put(record: ScheduledMessageRecord): Promise<void>;
+  get(id: string): Promise<ScheduledMessageRecord | null>;
+  /** An agent's scheduled messages in creation order, after the cursor `after` (an id). */
+  list(agentId: string, page: { after?: string; limit: number }): Promise<ScheduledMessageRecord[]>;
+  delete(id: string): Promise<boolean>;
+  /** Scheduled messages due at or before `nowMs`, soonest first. */
+  due(nowMs: number): Promise<ScheduledMessageRecord[]>;
+  /** The soonest of every agent's, to know when to look again. */
+  next(): Promise<ScheduledMessageRecord | null>;
+}
+
 export interface Store extends TurnStore {
   readonly mcpServers: McpServerStore;
+  readonly schedules: ScheduleStore;
   /** Vectors of passages and messages, written after their rows (hybrid search). */
   readonly vectors: VectorStore;
   /** Creates an agent and its blocks atomically; an existing id is an error. */

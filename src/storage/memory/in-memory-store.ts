@@ -24,6 +24,7 @@ import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
 import { copy, pageOf } from "./rows.js";
 import { InMemoryRuns } from "./runs.js";
+import { InMemorySchedules } from "./schedules.js";
 import { InMemorySteps } from "./steps.js";
 import { InMemoryTimers } from "./timers.js";
 import { InMemoryVectors } from "./vectors.js";
@@ -70,6 +71,7 @@ class InMemoryStore implements Store {
   private readonly steps = new InMemorySteps();
   private readonly history = new InMemoryHistory();
   private readonly timers = new InMemoryTimers();
+  readonly schedules = new InMemorySchedules((agentId) => this.agents.has(agentId));
 
   private agent(agentId: string): AgentRows {
     const rows = this.agents.get(agentId);
@@ -114,6 +116,7 @@ class InMemoryStore implements Store {
     for (const passage of rows.passages) this.passageIds.delete(passage.id);
     this.runs.deleteAgent(id);
     this.timers.deleteAgent(id);
+    this.schedules.deleteAgent(id);
     this.steps.deleteAgent(id);
     this.agents.delete(id);
     this.history.forget(id);

@@ -30,6 +30,7 @@ import {
   runJournal,
 } from "./history.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
+import { PostgresSchedules } from "./schedules.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";
 import { bodies, body, passageOf, type Row, seqOf, sessionOf, text, timerOf } from "./rows.js";
@@ -60,11 +61,13 @@ export async function openPostgresStore(
  */
 export class PostgresStore implements Store {
   readonly mcpServers: PostgresMcpServers;
+  readonly schedules: PostgresSchedules;
   readonly vectors: PostgresVectors;
   private closed = false;
 
   constructor(private readonly pool: pg.Pool) {
     this.mcpServers = new PostgresMcpServers(pool);
+    this.schedules = new PostgresSchedules(pool);
     this.vectors = new PostgresVectors(pool);
   }
 

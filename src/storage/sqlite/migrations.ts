@@ -255,6 +255,19 @@ export const MIGRATIONS: readonly string[] = [
       json_object('kind', 'block', 'block', json(b.body))
     FROM blocks AS b ORDER BY b.rowid;
   `,
+  // 11: scheduled messages (decision 027): the record whole in \`body\`, its next firing time
+  // as a column the timer loop reads; deleting the agent deletes them.
+  `
+  CREATE TABLE scheduled_messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    next_at_ms REAL NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX scheduled_messages_by_agent ON scheduled_messages (agent_id, seq);
+  CREATE INDEX scheduled_messages_by_due ON scheduled_messages (next_at_ms);
+  `,
 ];
 
 /**

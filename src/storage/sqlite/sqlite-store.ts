@@ -26,6 +26,7 @@ import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteHistory } from "./history.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
+import { SqliteSchedules } from "./schedules.js";
 import {
   bodies,
   body,
@@ -76,6 +77,7 @@ export class SqliteStore implements Store {
     private readonly sql: Statements,
     private readonly durability: Durability,
     readonly mcpServers = new SqliteMcpServers(db),
+    readonly schedules = new SqliteSchedules(db),
     readonly vectors = new SqliteVectors(db),
     private readonly steps = new SqliteSteps(db),
     private readonly history = new SqliteHistory(db),
