@@ -12,7 +12,12 @@ import type { ScheduledMessageLoop } from "./scheduled-message-loop.js";
 /** `POST /v1/agents/{id}/schedule`: Letta's fields (its client's `ScheduleCreateParams`). */
 export const CreateScheduleRequest = z.object({
   messages: z
-    .array(ScheduledInput.extend({ type: z.literal("message").optional(), otid: z.string().max(200).nullish() }))
+    .array(
+      ScheduledInput.extend({
+        type: z.literal("message").optional(),
+        otid: z.string().max(200).nullish(),
+      }),
+    )
     .min(1)
     .max(100),
   schedule: MessageSchedule,

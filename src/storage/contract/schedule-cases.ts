@@ -24,7 +24,11 @@ export function scheduleCases(t: ContractContext, options: StoreContractOptions)
     it("lists an agent's scheduled messages in creation order, paged by id", async () => {
       const a = await t.createAgent();
       const b = await t.createAgent();
-      for (const [id, at] of [["s-1", 5_000], ["s-2", 3_000], ["s-3", 4_000]] as const)
+      for (const [id, at] of [
+        ["s-1", 5_000],
+        ["s-2", 3_000],
+        ["s-3", 4_000],
+      ] as const)
         await t.store.schedules.put(scheduled(id, a, at));
       await t.store.schedules.put(scheduled("s-b", b, 1_000));
       const ids = (page: ScheduledMessageRecord[]) => page.map((s) => s.id);

@@ -30,10 +30,10 @@ import {
   runJournal,
 } from "./history.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
-import { PostgresSchedules } from "./schedules.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";
 import { bodies, body, passageOf, type Row, seqOf, sessionOf, text, timerOf } from "./rows.js";
+import { PostgresSchedules } from "./schedules.js";
 import { searchMessages, searchPassages } from "./search.js";
 import { SQL } from "./statements.js";
 import { writeBlock, writeMessages, writePassages, writeRun } from "./step-writer.js";

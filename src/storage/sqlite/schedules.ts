@@ -51,9 +51,7 @@ export class SqliteSchedules implements ScheduleStore {
 
   async due(nowMs: number): Promise<ScheduledMessageRecord[]> {
     const rows = this.db
-      .prepare(
-        "SELECT body FROM scheduled_messages WHERE next_at_ms <= ? ORDER BY next_at_ms, seq",
-      )
+      .prepare("SELECT body FROM scheduled_messages WHERE next_at_ms <= ? ORDER BY next_at_ms, seq")
       .all(nowMs);
     return rows.map(decode);
   }

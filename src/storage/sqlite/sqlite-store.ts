@@ -26,7 +26,6 @@ import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteHistory } from "./history.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
-import { SqliteSchedules } from "./schedules.js";
 import {
   bodies,
   body,
@@ -41,6 +40,7 @@ import {
 } from "./rows.js";
 import { writeMessage, writePassage } from "./rows-written.js";
 import { listRuns, readRun, runByKey, runMessages, writeRun } from "./runs.js";
+import { SqliteSchedules } from "./schedules.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { SqliteSteps } from "./steps.js";
 import { SqliteVectors } from "./vectors.js";
