@@ -7,7 +7,7 @@ import type { AgentMessage } from "../records/messages.js";
 import type { JournalEntry } from "../records/run-journal.js";
 import type { ScheduledMessageRecord } from "../records/scheduled-message.js";
 import type { SessionState } from "../records/session-state.js";
-import type { StepRecord } from "../records/step-record.js";
+import type { StepFeedback, StepRecord } from "../records/step-record.js";
 import type { TurnStore } from "./turn-store.js";
 import type { VectorStore } from "./vector-store.js";
 
@@ -179,6 +179,15 @@ export interface Store extends TurnStore {
   listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]>;
   /** A step record by id, whatever its agent; null if none. */
   getStep(stepId: string): Promise<StepRecord | null>;
+  /**
+   * Sets a step's feedback (null clears it) and, when `tags` is given, its tags, in one atomic
+   * write that keeps the rest of the record; the updated record, or null if there is no step.
+   */
+  setStepFeedback(
+    stepId: string,
+    feedback: StepFeedback,
+    tags: readonly string[] | null,
+  ): Promise<StepRecord | null>;
   /** The run an idempotency key (a message's `otid`) started, if any. */
   findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;
 

@@ -26,6 +26,12 @@ const REFUSED: ReadonlyArray<{
     reason:
       "templates are not supported by Holdfast; an agent type in holdfast.yaml is a reusable agent definition (GET /v1/agent-types), and a chain (/v1/chains) runs several agents together",
   })),
+  {
+    method: "get",
+    path: "/v1/runs/:run_id/trace",
+    reason:
+      "Holdfast keeps no OpenTelemetry spans to read back: it exports them to your collector (OTEL_EXPORTER_OTLP_ENDPOINT); a run's timings are GET /v1/runs/{id}/steps and GET /v1/steps/{id}/metrics",
+  },
   ...(
     [
       ["patch", "/v1/agents/:agent_id/identities/attach/:identity_id"],

@@ -7,7 +7,7 @@ import { CoreBlock, type MessageHit, Passage } from "../../records/memory-record
 import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
-import type { StepRecord } from "../../records/step-record.js";
+import type { StepFeedback, StepRecord } from "../../records/step-record.js";
 import type {
   ChainRunFilter,
   NewAgent,
@@ -37,7 +37,7 @@ import { PostgresSchedules } from "./schedules.js";
 import { searchMessages, searchPassages } from "./search.js";
 import { SQL } from "./statements.js";
 import { writeBlock, writeMessages, writePassages, writeRun } from "./step-writer.js";
-import { listSteps, readStep } from "./steps.js";
+import { listSteps, readStep, setStepFeedback } from "./steps.js";
 import { PostgresVectors } from "./vectors.js";
 import { reconcileWakeUps } from "./wake-ups.js";
 
@@ -155,6 +155,10 @@ export class PostgresStore implements Store {
 
   async getStep(stepId: string): Promise<StepRecord | null> {
     return readStep(this.pool, stepId);
+  }
+
+  async setStepFeedback(id: string, feedback: StepFeedback, tags: readonly string[] | null) {
+    return setStepFeedback(this.pool, id, feedback, tags);
   }
 
   async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {

@@ -7,7 +7,7 @@ import { CoreBlock, type MessageHit, Passage } from "../../records/memory-record
 import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
-import type { StepRecord } from "../../records/step-record.js";
+import type { StepFeedback, StepRecord } from "../../records/step-record.js";
 import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
 import type {
   ChainRunFilter,
@@ -336,6 +336,10 @@ export class SqliteStore implements Store {
 
   async getStep(stepId: string): Promise<StepRecord | null> {
     return this.steps.get(stepId);
+  }
+
+  async setStepFeedback(id: string, feedback: StepFeedback, tags: readonly string[] | null) {
+    return this.steps.setFeedback(id, feedback, tags);
   }
 
   async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {
