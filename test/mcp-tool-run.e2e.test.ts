@@ -50,16 +50,62 @@ describe("running an MCP server's tool directly", () => {
     await expect(client.mcpServers.refresh(id, { agent_id: "agent-x" })).rejects.toMatchObject({
       status: 422,
     });
+  });
+});
 
-    // An agent's tool runs only in its turns (rules, approvals, sandbox): refused with the way.
+describe("running an agent's tool directly", () => {
+  it("runs it under the agent's rules: allowed tools run, memory tools and approvals are refused", async () => {
+    server = await startTestServer();
+    const client = server.client();
     const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
-    const refused = await client.agents.tools
-      .run("memory_insert", { agent_id: agent.id, args: {} })
-      .then(
-        () => null,
-        (error: { status: number; message: string }) => error,
+    await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "the lighthouse keeper likes kippers" }],
+    });
+    const found = await client.agents.tools.run("conversation_search", {
+      agent_id: agent.id,
+      args: { query: "kippers" },
+    });
+    expect(found.status).toBe("success");
+    expect(String(found.func_return)).toContain("kippers");
+
+    const status = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 200,
+        (error: { status: number }) => error.status,
       );
-    expect(refused?.status).toBe(422);
-    expect(refused?.message).toContain("/v1/mcp-servers/{id}/tools/{tool_id}/run");
+    // Memory tools commit with a step: only in a turn.
+    expect(
+      await status(
+        client.agents.tools.run("memory_insert", {
+          agent_id: agent.id,
+          args: { label: "human", new_str: "x" },
+        }),
+      ),
+    ).toBe(422);
+    // Not the agent's tool (MCP not attached, shell beyond its type): 404 as Letta.
+    expect(await status(client.agents.tools.run("shell", { agent_id: agent.id, args: {} }))).toBe(
+      404,
+    );
+    expect(
+      await status(
+        client.agents.tools.run("conversation_search", { agent_id: agent.id, args: { query: 3 } }),
+      ),
+    ).toBe(422);
+    // A tool that needs approval waits for a person: not run directly.
+    await client.agents.tools.updateApproval("conversation_search", {
+      agent_id: agent.id,
+      body_requires_approval: true,
+    });
+    expect(
+      await status(
+        client.agents.tools.run("conversation_search", {
+          agent_id: agent.id,
+          args: { query: "kippers" },
+        }),
+      ),
+    ).toBe(422);
+    // Nothing was written by the direct runs.
+    const history = await client.agents.messages.list(agent.id, { limit: 100 });
+    expect(history.items.filter((m) => m.message_type === "user_message")).toHaveLength(1);
   });
 });

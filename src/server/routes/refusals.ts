@@ -27,12 +27,6 @@ const REFUSED: ReadonlyArray<{
       "templates are not supported by Holdfast; an agent type in holdfast.yaml is a reusable agent definition (GET /v1/agent-types), and a chain (/v1/chains) runs several agents together",
   })),
   {
-    method: "post",
-    path: "/v1/agents/:agent_id/tools/:tool_name/run",
-    reason:
-      "an agent's tools run inside its turns, where its type's rules, approval policy and sandbox apply and the result is committed with the step; ask the agent (POST /v1/agents/{id}/messages), or call an MCP tool directly (POST /v1/mcp-servers/{id}/tools/{tool_id}/run)",
-  },
-  {
     method: "get",
     path: "/v1/runs/:run_id/trace",
     reason:
