@@ -129,3 +129,56 @@ describe("steps and usage through the official client", () => {
     expect(usage.step_count).toBe(2);
   });
 });
+
+describe("a step's messages, metrics, trace and feedback through the official client", () => {
+  it("lists the messages each step made, times it, and keeps a rating", async () => {
+    server = await startTestServer({ model: insertThenAnswer() });
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
+    const answer = await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: "remember tea" }],
+    });
+    const runId = answer.messages.find((m) => m.run_id)?.run_id ?? "";
+    const steps = [];
+    for await (const step of client.runs.steps.list(runId, { order: "asc" })) steps.push(step);
+    const [first, second] = steps.map((s) => s.id) as [string, string];
+
+    const made = async (stepId: string) => {
+      const all = [];
+      for await (const m of client.steps.messages.list(stepId)) all.push(m);
+      return all;
+    };
+    const firstMade = await made(first);
+    expect(firstMade.map((m) => m.message_type)).toContain("tool_call_message");
+    expect(firstMade.every((m) => m.step_id === first)).toBe(true);
+    expect((await made(second)).map((m) => m.message_type)).toContain("assistant_message");
+
+    const metrics = await client.steps.metrics.retrieve(first);
+    expect(metrics).toMatchObject({ id: first, agent_id: agent.id, run_id: runId });
+    expect(metrics.llm_request_ns).toBeGreaterThanOrEqual(0);
+    expect(metrics.tool_execution_ns).toBeGreaterThanOrEqual(0);
+    expect(metrics.step_ns).toBeGreaterThanOrEqual(
+      (metrics.llm_request_ns ?? 0) + (metrics.tool_execution_ns ?? 0),
+    );
+    expect((await client.steps.metrics.retrieve(second)).tool_execution_ns).toBeNull();
+
+    expect(await client.steps.trace.retrieve(first)).toBeNull();
+
+    const rated = await client.steps.feedback.create(first, {
+      feedback: "negative",
+      tags: ["wrong-block"],
+    });
+    expect(rated).toMatchObject({ id: first, feedback: "negative", tags: ["wrong-block"] });
+    expect(await client.steps.retrieve(first)).toMatchObject({ feedback: "negative" });
+    const cleared = await client.steps.feedback.create(first, { feedback: null });
+    expect(cleared).toMatchObject({ feedback: null, tags: ["wrong-block"] });
+    await expect(
+      client.steps.feedback.create(first, { feedback: "great" as "positive" }),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(client.steps.metrics.retrieve("step-none")).rejects.toMatchObject({
+      status: 404,
+    });
+    // Letta needs ClickHouse for a run's spans; Holdfast exports them over OTLP instead.
+    await expect(client.runs.trace.retrieve(runId)).rejects.toMatchObject({ status: 422 });
+  });
+});

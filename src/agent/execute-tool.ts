@@ -81,7 +81,7 @@ function parseArguments(text: string, tool: ToolImplementation, intentRequired: 
 }
 
 /** Runs the tool, turning a throw or an overrun of its timeout into an error result. */
-async function runWithTimeout(
+export async function runWithTimeout(
   tool: ToolImplementation,
   args: unknown,
   context: Omit<ToolContext, "signal">,

@@ -61,6 +61,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
         retry_ms: retryMs,
       }),
     onMcpEvent: (message) => log("info", { msg: message }),
+    onScheduleEvent: (message) => log("error", { msg: message }),
     onEmbeddingEvent: (message) => log("error", { msg: message }),
     bearerTokens: tokens !== null,
   }).catch((error: unknown) => {

@@ -50,8 +50,13 @@ export const StepRecord = z.object({
   error: z.string().nullable().default(null),
   tool_calls: z.array(StepToolCall).default([]),
   created_at_ms: z.number(),
+  /** A person's rating of the step (`PATCH /v1/steps/{id}/feedback`); absent until given. */
+  feedback: z.enum(["positive", "negative"]).nullable().optional(),
+  /** Tags the feedback set on the step. */
+  tags: z.array(z.string()).optional(),
 });
 export type StepRecord = z.infer<typeof StepRecord>;
+export type StepFeedback = "positive" | "negative" | null;
 
 /** The provider part of a handle (`openai` of `openai/gpt-4.1-mini`). */
 export function providerOf(handle: string): string {

@@ -1,3 +1,4 @@
+import { runToolDirectly } from "../agent/direct-tool-run.js";
 import {
   cancelTurn,
   resumeSession,
@@ -13,6 +14,7 @@ import type { AgentRecord } from "../records/agent-record.js";
 import type { CoreBlock } from "../records/memory-records.js";
 import type { ApprovalDecision } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
+import type { ToolResult } from "../tools/tool.js";
 import { type Activation, loadActivation, reloadActivation } from "./activation.js";
 import { type AgentEventListener, AgentEvents, publisherFor } from "./agent-events.js";
 import { childSpawner } from "./child-spawner.js";
@@ -323,6 +325,15 @@ export class EmbeddedEngine implements Engine {
       if ("put" in write) await store.putBlock(agentId, write.put);
       else await store.detachBlock(agentId, write.delete);
       return store.loadBlocks(agentId);
+    });
+  }
+
+  runTool(agentId: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    return this.#dispatcher.submit(agentId, async (activation) => {
+      await this.#turns.ensureFresh(activation);
+      const { store, clock, ids } = this.options;
+      const deps = { tools: activation.tools, store, clock, ids, workspace: activation.workspace };
+      return runToolDirectly(activation.agent, activation.state, deps, name, args);
     });
   }
 

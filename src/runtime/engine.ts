@@ -5,6 +5,7 @@ import type { ClientTool } from "../records/client-tool.js";
 import type { CoreBlock } from "../records/memory-records.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import type { SessionState, Usage } from "../records/session-state.js";
+import type { ToolResult } from "../tools/tool.js";
 import type { AgentEventListener } from "./agent-events.js";
 
 /** A user message for an agent. A message whose `otid` was seen before is not run again. */
@@ -94,6 +95,11 @@ export interface Engine {
   updateAgent(agentId: string, change: AgentChange): Promise<AgentRecord>;
   /** Edits the agent's core blocks between its turns (a turn commits whole blocks). */
   editBlocks(agentId: string, edit: BlockEdit): Promise<CoreBlock[]>;
+  /**
+   * Runs one of the agent's tools now, between its turns, under its type's ceiling, rules and
+   * approval policy, in its workspace (`agent/direct-tool-run.ts`); commits nothing.
+   */
+  runTool(agentId: string, name: string, args: Record<string, unknown>): Promise<ToolResult>;
   /**
    * Stops what the agent does (its sub-agents' runs too) and deletes it with everything it has;
    * a parent waiting for it is told. False if there was no such agent.

@@ -16,6 +16,7 @@ import type { MemoryService } from "../service/memory-service.js";
 import type { MessageService } from "../service/message-service.js";
 import type { ReplayService } from "../service/replay-service.js";
 import type { RunService } from "../service/run-service.js";
+import type { ScheduleService } from "../service/schedule-service.js";
 import type { SessionService } from "../service/session-service.js";
 import type { StepService } from "../service/step-service.js";
 import type { ToolService } from "../service/tool-service.js";
@@ -38,6 +39,7 @@ import { modelRoutes } from "./routes/models.js";
 import { refusedRoutes } from "./routes/refusals.js";
 import { replayForkRoutes } from "./routes/replay-fork.js";
 import { runRoutes } from "./routes/runs.js";
+import { scheduleRoutes } from "./routes/schedule.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { stepRoutes } from "./routes/steps.js";
 import { toolRoutes } from "./routes/tools.js";
@@ -67,6 +69,8 @@ export interface Services {
   catalog?: CatalogService;
   /** Step records: `/v1/steps`, a run's steps and usage; and `messages/async`. */
   steps?: StepService;
+  /** Scheduled messages (`/v1/agents/{id}/schedule`). */
+  schedules?: ScheduleService;
 }
 
 export interface AppOptions {
@@ -171,6 +175,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (options.services.chains) chainRoutes(app, options.services.chains);
     if (options.services.mcpServers) mcpServerRoutes(app, options.services.mcpServers);
     if (options.services.steps) stepRoutes(app, options.services.steps, options.services.messages);
+    if (options.services.schedules) scheduleRoutes(app, options.services.schedules);
     const { replay, forks } = options.services;
     if (replay && forks) replayForkRoutes(app, { replay, forks });
   }

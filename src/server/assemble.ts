@@ -29,6 +29,8 @@ import { MemoryService } from "../service/memory-service.js";
 import { MessageService } from "../service/message-service.js";
 import { ReplayService } from "../service/replay-service.js";
 import { RunService } from "../service/run-service.js";
+import { ScheduleService } from "../service/schedule-service.js";
+import { ScheduledMessageLoop } from "../service/scheduled-message-loop.js";
 import { SessionService } from "../service/session-service.js";
 import { StepService } from "../service/step-service.js";
 import { ToolService } from "../service/tool-service.js";
@@ -84,6 +86,8 @@ export interface AssembleOptions {
   embeddingRetry?: { baseMs: number; maxMs: number };
   /** Told when embedding an agent's memory fails (it is retried or waits for the next write). */
   onEmbeddingEvent?: (message: string) => void;
+  /** Told when a scheduled message could not be sent (it is skipped, or fires again). */
+  onScheduleEvent?: (message: string) => void;
   /** Trace export settings (`OTEL_EXPORTER_OTLP_ENDPOINT`); `env` is read when absent. */
   otelEnv?: NodeJS.ProcessEnv;
 }
@@ -271,6 +275,14 @@ async function wire(
     options.onChainError,
   );
   const chainsFailed = await chains.resume();
+  const messages = new MessageService(ctx);
+  const scheduled = new ScheduledMessageLoop(
+    store,
+    systemClock,
+    (projectId, agentId, body) => messages.sendAsync(projectId, agentId, body),
+    options.onScheduleEvent,
+  );
+  scheduled.start();
   return {
     config,
     sandbox: detection,
@@ -281,7 +293,7 @@ async function wire(
       agents: new AgentService(ctx),
       maintenance: new AgentMaintenanceService(ctx),
       catalog: new CatalogService(ctx),
-      messages: new MessageService(ctx),
+      messages,
       memory: new MemoryService(ctx),
       blocks: new BlockService(ctx),
       tools: new ToolService(ctx),
@@ -292,6 +304,7 @@ async function wire(
       chains: new ChainService(ctx, chains),
       mcpServers: new McpServerService(ctx, hub, apiStdio),
       steps: new StepService(ctx),
+      schedules: new ScheduleService(ctx, scheduled),
     },
     engine,
     store,
@@ -301,6 +314,7 @@ async function wire(
     metrics,
     close: async () => {
       chains.shutdown();
+      scheduled.stop();
       await engine.shutdown();
       await embeddings.queue.stop();
       await tracing?.shutdown();

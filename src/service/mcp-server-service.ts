@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
+import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { McpServerRecord } from "../records/mcp-server.js";
 import type { McpHub, McpServerEntry } from "../tools/mcp/mcp-hub.js";
 import {
@@ -6,6 +7,7 @@ import {
   McpServerName,
   mcpPackName,
 } from "../tools/mcp/mcp-server-config.js";
+import { resultOf } from "../tools/mcp/mcp-tool.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import type { ServiceContext } from "./agent-access.js";
 import { toolView } from "./letta-views.js";
@@ -112,6 +114,66 @@ export class McpServerService {
         tools.map((tool) => `tool-${tool.name}`),
       );
     return toolView(found);
+  }
+
+  /**
+   * Letta's `mcp_run_tool`: calls one of the server's tools directly, outside any agent (no
+   * agent type, rule or approval applies: the caller is the person deciding). Arguments are
+   * checked against the tool's schema first (a 422 naming the field); the server's answer,
+   * error or not, is the result, as Letta's `ToolExecutionResult`.
+   */
+  async runTool(serverId: string, toolId: string, args: Record<string, unknown>) {
+    const entry = this.require(serverId);
+    const declared = this.tool(serverId, toolId).name;
+    const checked = this.ctx.config.catalogue.tools.get(declared)?.parameters.safeParse(args);
+    if (checked && !checked.success) {
+      throw new ValidationError(
+        `invalid arguments for '${declared}'`,
+        fieldErrorsFromZod(checked.error, ["args"]),
+      );
+    }
+    const mcpName = declared.slice((entry.config.tool_prefix ?? "").length);
+    const signal = AbortSignal.timeout(entry.connection.timeoutMs);
+    const result = await entry.connection.call(mcpName, args, signal).then(resultOf, (error) => ({
+      status: "error" as const,
+      output: error instanceof Error ? error.message : String(error),
+    }));
+    return {
+      status: result.status,
+      func_return: result.output,
+      stdout: null,
+      stderr: null,
+      agent_state: null,
+      sandbox_config_fingerprint: null,
+    };
+  }
+
+  /**
+   * Letta's refresh: lists the server's tools again and says which were added, changed (their
+   * description or schema) or deleted. Agents see the new list on their next turn. Letta's
+   * `agent_id` (attach what was added to that agent) is refused: attach tools by id instead.
+   */
+  async refresh(serverId: string, agentId: string | undefined) {
+    if (agentId !== undefined) {
+      const message =
+        "refresh does not attach tools here; attach each with PATCH /v1/agents/{agent_id}/tools/attach/{tool_id}";
+      throw new ValidationError(message, [{ path: "agent_id", message }]);
+    }
+    const entry = this.require(serverId);
+    const shape = (tools: ToolDeclaration[]) =>
+      new Map(tools.map((t) => [t.name, JSON.stringify([t.description, t.jsonSchema ?? null])]));
+    const before = shape(this.declarations(entry));
+    if (!(await entry.connection.relist())) {
+      const state = this.hub.status(entry.name)?.state;
+      const why = state?.state === "failed" ? `: ${state.reason}` : "";
+      throw new ConflictError(`MCP server '${entry.name}' is not connected${why}`);
+    }
+    const after = shape(this.declarations(entry));
+    return {
+      added: [...after.keys()].filter((name) => !before.has(name)),
+      updated: [...after].filter(([n, s]) => before.has(n) && before.get(n) !== s).map(([n]) => n),
+      deleted: [...before.keys()].filter((name) => !after.has(name)),
+    };
   }
 
   private declarations(entry: McpServerEntry): ToolDeclaration[] {

@@ -4,8 +4,9 @@ import { NotFoundError } from "../core/errors.js";
 import type { StepRecord } from "../records/step-record.js";
 import type { StepFilter } from "../storage/store.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
+import { lettaMessages } from "./letta-views.js";
 import { ListQuery } from "./requests.js";
-import { runUsageView, type StepView, stepView } from "./step-views.js";
+import { runUsageView, type StepView, stepMetricsView, stepView } from "./step-views.js";
 
 const IsoDate = z.iso.datetime({ offset: true }).transform((text) => Date.parse(text));
 
@@ -19,6 +20,20 @@ export const StepListQuery = ListQuery.extend({
 });
 export type StepListQuery = z.infer<typeof StepListQuery>;
 
+/** `GET /v1/steps/{id}/messages`: Letta's paging, oldest first by default. */
+export const StepMessagesQuery = ListQuery.extend({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  order: z.enum(["asc", "desc"]).default("asc"),
+});
+export type StepMessagesQuery = z.infer<typeof StepMessagesQuery>;
+
+/** `PATCH /v1/steps/{id}/feedback`. */
+export const StepFeedbackRequest = z.object({
+  feedback: z.enum(["positive", "negative"]).nullish(),
+  tags: z.array(z.string().min(1).max(200)).max(100).nullish(),
+});
+export type StepFeedbackRequest = z.infer<typeof StepFeedbackRequest>;
+
 /** Steps: one, a filtered list, a run's steps and a run's usage and cost. */
 export class StepService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -28,10 +43,7 @@ export class StepService {
   }
 
   async get(projectId: string, stepId: string): Promise<StepView> {
-    const step = await this.ctx.store.getStep(stepId);
-    const agent = step ? await this.ctx.store.getAgent(step.agent_id) : null;
-    if (!step || agent?.project_id !== projectId) throw new NotFoundError("step", stepId);
-    return stepView(step, this.#prices);
+    return stepView(await this.#step(projectId, stepId), this.#prices);
   }
 
   async list(projectId: string, query: StepListQuery): Promise<StepView[]> {
@@ -68,6 +80,42 @@ export class StepService {
       if (page.length < 1000) break;
     }
     return runUsageView(all, this.#prices);
+  }
+
+  /** Letta's `StepMetrics` of a step. */
+  async metrics(projectId: string, stepId: string) {
+    return stepMetricsView(await this.#step(projectId, stepId));
+  }
+
+  /**
+   * The messages the step made, as Letta lists them (oldest first by default), paged by id:
+   * the step's run's messages that carry its id.
+   */
+  async messages(projectId: string, stepId: string, query: StepMessagesQuery) {
+    const step = await this.#step(projectId, stepId);
+    const stored = step.run_id ? await this.ctx.store.listRunMessages(step.run_id) : [];
+    const all = lettaMessages(stored.filter((m) => m.step_id === stepId));
+    const ordered = query.order === "asc" ? all : [...all].reverse();
+    const from = query.after ? ordered.findIndex((m) => m.id === query.after) + 1 : 0;
+    const to = query.before ? ordered.findIndex((m) => m.id === query.before) : ordered.length;
+    if ((query.after && from === 0) || to < 0) return [];
+    return ordered.slice(from, to).slice(0, query.limit);
+  }
+
+  /** Letta's `PATCH /v1/steps/{id}/feedback`: sets (or clears) the rating; tags when given. */
+  async feedback(projectId: string, stepId: string, body: StepFeedbackRequest) {
+    await this.#step(projectId, stepId);
+    const tags = body.tags && body.tags.length > 0 ? body.tags : null;
+    const updated = await this.ctx.store.setStepFeedback(stepId, body.feedback ?? null, tags);
+    if (!updated) throw new NotFoundError("step", stepId);
+    return stepView(updated, this.#prices);
+  }
+
+  async #step(projectId: string, stepId: string): Promise<StepRecord> {
+    const step = await this.ctx.store.getStep(stepId);
+    const agent = step ? await this.ctx.store.getAgent(step.agent_id) : null;
+    if (!step || agent?.project_id !== projectId) throw new NotFoundError("step", stepId);
+    return step;
   }
 
   async #requireRun(projectId: string, runId: string): Promise<void> {

@@ -42,7 +42,8 @@ export function stepView(step: StepRecord, prices: Prices) {
     },
     error_type: step.status === "failed" ? "model_error" : null,
     error_data: step.error === null ? null : { message: step.error },
-    tags: [],
+    tags: step.tags ?? [],
+    feedback: step.feedback ?? null,
     messages: [],
     created_at: new Date(step.created_at_ms).toISOString(),
     finish_reason: step.finish_reason,
@@ -54,6 +55,33 @@ export function stepView(step: StepRecord, prices: Prices) {
   };
 }
 export type StepView = ReturnType<typeof stepView>;
+
+const NS_PER_MS = 1_000_000;
+
+/**
+ * Letta's `StepMetrics` from what Holdfast times: the model call (`llm_request_ns`, after its
+ * wait behind rate limits) and the tools it ran here (`tool_execution_ns`, null when none ran).
+ * `step_ns` is their sum with that wait: the step's own work, not the turn's other steps.
+ */
+export function stepMetricsView(step: StepRecord) {
+  const ran = step.tool_calls.filter((call) => call.duration_ms !== null);
+  const toolMs = ran.reduce((sum, call) => sum + (call.duration_ms ?? 0), 0);
+  const ns = (ms: number) => Math.round(ms * NS_PER_MS);
+  return {
+    id: step.id,
+    agent_id: step.agent_id,
+    run_id: step.run_id,
+    project_id: null,
+    provider_id: null,
+    template_id: null,
+    base_template_id: null,
+    step_start_ns: ns(step.created_at_ms),
+    llm_request_start_ns: ns(step.created_at_ms + step.queue_wait_ms),
+    llm_request_ns: ns(step.model_latency_ms),
+    tool_execution_ns: ran.length > 0 ? ns(toolMs) : null,
+    step_ns: ns(step.queue_wait_ms + step.model_latency_ms + toolMs),
+  };
+}
 
 /**
  * Letta's run usage (`GET /v1/runs/{id}/usage`) from the run's steps, with its cost: per model,

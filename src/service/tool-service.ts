@@ -90,6 +90,24 @@ export class ToolService {
   }
 
   /** Offers the tool to the agent, if its type allows; otherwise a 422 saying why not. */
+  /**
+   * Letta's `run_tool_for_agent`: runs one of the agent's tools now, between its turns, under
+   * its type's ceiling, rules and approval policy, in its sandbox (`agent/direct-tool-run.ts`),
+   * and answers Letta's `ToolExecutionResult`. Nothing is committed.
+   */
+  async run(projectId: string, agentId: string, name: string, args: Record<string, unknown>) {
+    await requireAgent(this.ctx, projectId, agentId);
+    const result = await this.ctx.engine.runTool(agentId, name, args);
+    return {
+      status: result.status,
+      func_return: result.output,
+      stdout: null,
+      stderr: null,
+      agent_state: null,
+      sandbox_config_fingerprint: null,
+    };
+  }
+
   async attach(projectId: string, agentId: string, toolId: string): Promise<AgentStateView> {
     const tool = this.requireTool(toolId);
     return this.mutate(projectId, agentId, (agent) => this.attached(agent, tool));

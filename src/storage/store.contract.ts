@@ -16,6 +16,7 @@ import { memoryQueryCases } from "./contract/memory-query-cases.js";
 import { replayHistoryCases } from "./contract/replay-history-cases.js";
 import { runCases } from "./contract/run-cases.js";
 import { runListCases } from "./contract/run-list-cases.js";
+import { scheduleCases } from "./contract/schedule-cases.js";
 import { stateCases } from "./contract/state-cases.js";
 import { stepCases } from "./contract/step-cases.js";
 import { vectorCases } from "./contract/vector-cases.js";
@@ -83,5 +84,6 @@ export function storeContract(
     stepCases(t, options);
     replayHistoryCases(t);
     blockCases(t);
+    scheduleCases(t, options);
   });
 }

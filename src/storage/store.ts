@@ -5,8 +5,9 @@ import type { MemoryVersion } from "../records/memory-history.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { JournalEntry } from "../records/run-journal.js";
+import type { ScheduledMessageRecord } from "../records/scheduled-message.js";
 import type { SessionState } from "../records/session-state.js";
-import type { StepRecord } from "../records/step-record.js";
+import type { StepFeedback, StepRecord } from "../records/step-record.js";
 import type { BlockStore } from "./block-store.js";
 import type { TurnStore } from "./turn-store.js";
 import type { VectorStore } from "./vector-store.js";
@@ -92,10 +93,28 @@ export interface McpServerStore {
   delete(id: string): Promise<boolean>;
 }
 
+/**
+ * Scheduled messages (`records/scheduled-message.ts`), each write one atomic statement. Deleting
+ * an agent deletes its scheduled messages.
+ */
+export interface ScheduleStore {
+  /** Adds a scheduled message or replaces the one with its id (moving it on). */
+  put(record: ScheduledMessageRecord): Promise<void>;
+  get(id: string): Promise<ScheduledMessageRecord | null>;
+  /** An agent's scheduled messages in creation order, after the cursor `after` (an id). */
+  list(agentId: string, page: { after?: string; limit: number }): Promise<ScheduledMessageRecord[]>;
+  delete(id: string): Promise<boolean>;
+  /** Scheduled messages due at or before `nowMs`, soonest first. */
+  due(nowMs: number): Promise<ScheduledMessageRecord[]>;
+  /** The soonest of every agent's, to know when to look again. */
+  next(): Promise<ScheduledMessageRecord | null>;
+}
+
 export interface Store extends TurnStore {
   readonly mcpServers: McpServerStore;
   /** Core blocks as entities: standalone, or shared by several agents (`block-store.ts`). */
   readonly blocks: BlockStore;
+  readonly schedules: ScheduleStore;
   /** Vectors of passages and messages, written after their rows (hybrid search). */
   readonly vectors: VectorStore;
   /** Creates an agent and its blocks atomically; an existing id is an error. */
@@ -166,6 +185,15 @@ export interface Store extends TurnStore {
   listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]>;
   /** A step record by id, whatever its agent; null if none. */
   getStep(stepId: string): Promise<StepRecord | null>;
+  /**
+   * Sets a step's feedback (null clears it) and, when `tags` is given, its tags, in one atomic
+   * write that keeps the rest of the record; the updated record, or null if there is no step.
+   */
+  setStepFeedback(
+    stepId: string,
+    feedback: StepFeedback,
+    tags: readonly string[] | null,
+  ): Promise<StepRecord | null>;
   /** The run an idempotency key (a message's `otid`) started, if any. */
   findRunByKey(agentId: string, key: string): Promise<RunRecord | null>;
 

@@ -16,6 +16,8 @@ import { MemoryService } from "../../src/service/memory-service.js";
 import { MessageService } from "../../src/service/message-service.js";
 import { ReplayService } from "../../src/service/replay-service.js";
 import { RunService } from "../../src/service/run-service.js";
+import { ScheduleService } from "../../src/service/schedule-service.js";
+import { ScheduledMessageLoop } from "../../src/service/scheduled-message-loop.js";
 import { SessionService } from "../../src/service/session-service.js";
 import { StepService } from "../../src/service/step-service.js";
 import { ToolService } from "../../src/service/tool-service.js";
@@ -59,10 +61,15 @@ export function serviceKit(
     modelFor: () => model,
     checkModel: () => undefined,
   };
+  const messages = new MessageService(ctx);
+  // Not started: a test starts it to see scheduled messages fire on the manual clock.
+  const scheduleLoop = new ScheduledMessageLoop(store, clock, (projectId, agentId, body) =>
+    messages.sendAsync(projectId, agentId, body),
+  );
   // MCP servers need a live catalogue; tests of them start a server (test/mcp-*.test.ts).
   const services: Required<Omit<Services, "mcpServers">> = {
     agents: new AgentService(ctx),
-    messages: new MessageService(ctx),
+    messages,
     memory: new MemoryService(ctx),
     blocks: new BlockService(ctx),
     tools: new ToolService(ctx),
@@ -74,6 +81,7 @@ export function serviceKit(
     maintenance: new AgentMaintenanceService(ctx),
     catalog: new CatalogService(ctx),
     steps: new StepService(ctx),
+    schedules: new ScheduleService(ctx, scheduleLoop),
   };
-  return { store, config, clock, ids, model, runtime, ctx, services };
+  return { store, config, clock, ids, model, runtime, ctx, services, scheduleLoop };
 }

@@ -82,6 +82,37 @@ const tool = createRoute({
   responses: { 200: json(ToolSchema, "The tool"), 404: ERRORS[404] },
 });
 
+const runTool = createRoute({
+  ...route("post", "/{mcp_server_id}/tools/{tool_id}/run", "Call one of the server's tools now"),
+  request: {
+    params: ServerParam.extend({ tool_id: z.string().min(1).max(200) }),
+    body: {
+      content: {
+        "application/json": {
+          schema: z.object({ args: z.record(z.string(), z.unknown()).default({}) }),
+        },
+      },
+      required: false,
+    },
+  },
+  responses: {
+    200: json(z.looseObject({ status: z.string() }), "Letta's ToolExecutionResult"),
+    ...ERRORS,
+  },
+});
+const refresh = createRoute({
+  ...route(
+    "patch",
+    "/{mcp_server_id}/refresh",
+    "List the server's tools again: added, updated, deleted",
+  ),
+  request: { params: ServerParam, query: z.object({ agent_id: z.string().max(200).optional() }) },
+  responses: {
+    200: json(z.looseObject({ added: z.array(z.string()) }), "What changed"),
+    ...ERRORS,
+  },
+});
+
 /** Letta's MCP server routes, as `@letta-ai/letta-client` calls them. */
 export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, servers: McpServerService): void {
   app.openapi(list, (c) => c.json(servers.list(), 200));
@@ -101,6 +132,17 @@ export function mcpServerRoutes(app: OpenAPIHono<AppEnv>, servers: McpServerServ
     return c.body(null, 204);
   });
   app.openapi(tools, (c) => c.json(servers.tools(c.req.valid("param").mcp_server_id), 200));
+  app.openapi(runTool, async (c) => {
+    const { mcp_server_id, tool_id } = c.req.valid("param");
+    const { args } = c.req.valid("json") ?? { args: {} };
+    return c.json(await servers.runTool(mcp_server_id, tool_id, args), 200);
+  });
+  app.openapi(refresh, async (c) =>
+    c.json(
+      await servers.refresh(c.req.valid("param").mcp_server_id, c.req.valid("query").agent_id),
+      200,
+    ),
+  );
   app.openapi(tool, (c) => {
     const { mcp_server_id, tool_id } = c.req.valid("param");
     return c.json(servers.tool(mcp_server_id, tool_id), 200);

@@ -1,9 +1,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MessageService } from "../../service/message-service.js";
 import { ListQuery, SendMessagesRequest } from "../../service/requests.js";
-import { StepListQuery, type StepService } from "../../service/step-service.js";
+import {
+  StepFeedbackRequest,
+  StepListQuery,
+  StepMessagesQuery,
+  type StepService,
+} from "../../service/step-service.js";
 import type { AppEnv } from "../auth.js";
-import { AGENT_ERRORS, AgentIdParam } from "../schemas.js";
+import { AGENT_ERRORS, AgentIdParam, LettaMessageSchema } from "../schemas.js";
 
 const StepIdParam = z.object({ step_id: z.string().min(1).max(200) });
 const RunIdParam = z.object({ run_id: z.string().min(1).max(200) });
@@ -75,6 +80,46 @@ const sendAsync = createRoute({
   },
 });
 
+const stepMessages = createRoute({
+  method: "get",
+  path: "/v1/steps/{step_id}/messages",
+  tags: ["steps"],
+  summary: "The messages a step made, oldest first",
+  request: { params: StepIdParam, query: StepMessagesQuery },
+  responses: { 200: json(z.array(LettaMessageSchema), "A page"), ...ERRORS },
+});
+
+const stepMetrics = createRoute({
+  method: "get",
+  path: "/v1/steps/{step_id}/metrics",
+  tags: ["steps"],
+  summary: "A step's timings in nanoseconds: model call, tools, the step",
+  request: { params: StepIdParam },
+  responses: { 200: json(z.looseObject({ id: z.string() }), "Letta's StepMetrics"), ...ERRORS },
+});
+
+const stepTrace = createRoute({
+  method: "get",
+  path: "/v1/steps/{step_id}/trace",
+  tags: ["steps"],
+  summary:
+    "Always null: Holdfast keeps no provider request and response bodies (Letta answers null with provider tracing off)",
+  request: { params: StepIdParam },
+  responses: { 200: json(z.null(), "null"), ...ERRORS },
+});
+
+const stepFeedback = createRoute({
+  method: "patch",
+  path: "/v1/steps/{step_id}/feedback",
+  tags: ["steps"],
+  summary: "Rate a step `positive` or `negative` (null clears); `tags` replace the step's tags",
+  request: {
+    params: StepIdParam,
+    body: { content: { "application/json": { schema: StepFeedbackRequest } }, required: true },
+  },
+  responses: { 200: json(StepSchema, "The step"), ...ERRORS },
+});
+
 /** Steps, a run's steps and usage, and background runs (`messages/async`). */
 export function stepRoutes(
   app: OpenAPIHono<AppEnv>,
@@ -83,6 +128,25 @@ export function stepRoutes(
 ): void {
   app.openapi(getStep, async (c) =>
     c.json(await steps.get(c.get("projectId"), c.req.valid("param").step_id), 200),
+  );
+  app.openapi(stepMessages, async (c) =>
+    c.json(
+      await steps.messages(c.get("projectId"), c.req.valid("param").step_id, c.req.valid("query")),
+      200,
+    ),
+  );
+  app.openapi(stepMetrics, async (c) =>
+    c.json(await steps.metrics(c.get("projectId"), c.req.valid("param").step_id), 200),
+  );
+  app.openapi(stepTrace, async (c) => {
+    await steps.get(c.get("projectId"), c.req.valid("param").step_id);
+    return c.json(null, 200);
+  });
+  app.openapi(stepFeedback, async (c) =>
+    c.json(
+      await steps.feedback(c.get("projectId"), c.req.valid("param").step_id, c.req.valid("json")),
+      200,
+    ),
   );
   app.openapi(listSteps, async (c) =>
     c.json(await steps.list(c.get("projectId"), c.req.valid("query")), 200),

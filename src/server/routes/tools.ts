@@ -156,6 +156,29 @@ const approval = createRoute({
   responses: { 200: json(AgentStateSchema, "The updated agent"), ...AGENT_ERRORS },
 });
 
+const runForAgent = createRoute({
+  method: "post",
+  path: "/v1/agents/{agent_id}/tools/{tool_name}/run",
+  tags: ["tools"],
+  summary:
+    "Run one of the agent's tools now under its type's ceiling, rules and approval policy, in its sandbox; memory tools and calls needing approval are refused (422)",
+  request: {
+    params: AgentIdParam.extend({ tool_name: z.string().min(1).max(200) }),
+    body: {
+      content: {
+        "application/json": {
+          schema: z.object({ args: z.record(z.string(), z.unknown()).default({}) }),
+        },
+      },
+      required: false,
+    },
+  },
+  responses: {
+    200: json(z.looseObject({ status: z.string() }), "Letta's ToolExecutionResult"),
+    ...AGENT_ERRORS,
+  },
+});
+
 /** Tool routes: `/v1/tools` and an agent's tools. */
 export function toolRoutes(app: OpenAPIHono<AppEnv>, tools: ToolService): void {
   app.openapi(listTools, (c) => {
@@ -169,6 +192,11 @@ export function toolRoutes(app: OpenAPIHono<AppEnv>, tools: ToolService): void {
     return c.json(tools.list(page, filters), 200);
   });
   app.openapi(getTool, (c) => c.json(tools.get(c.req.valid("param").tool_id), 200));
+  app.openapi(runForAgent, async (c) => {
+    const { agent_id, tool_name } = c.req.valid("param");
+    const { args } = c.req.valid("json") ?? { args: {} };
+    return c.json(await tools.run(c.get("projectId"), agent_id, tool_name, args), 200);
+  });
   for (const method of ["post", "put"] as const) {
     app.openapi(writeTool(method), (c) => {
       c.req.valid("json");

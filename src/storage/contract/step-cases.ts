@@ -46,6 +46,30 @@ export function stepRecord(
 /** Step records: written with a step's checkpoint, updated in place, listed per project. */
 export function stepCases(t: ContractContext, options: StoreContractOptions): void {
   describe("step records", () => {
+    it("sets feedback on a step and keeps it through the turn's later updates", async () => {
+      const a = await t.createAgent();
+      const first = stepRecord("step-f", a);
+      await t.store.commit(step(a, { run: run("run-1", a), steps: [first] }));
+      expect(await t.store.setStepFeedback("step-f", "positive", ["helpful"])).toEqual({
+        ...first,
+        feedback: "positive",
+        tags: ["helpful"],
+      });
+      const update = { id: "step-f", tool_calls: [], stop_reason: "end_turn" as const };
+      await t.store.commit(step(a, { stepUpdates: [update] }));
+      expect(await t.store.getStep("step-f")).toMatchObject({
+        feedback: "positive",
+        tags: ["helpful"],
+        stop_reason: "end_turn",
+      });
+      // Null clears the feedback; no tags keeps the tags (Letta's add_feedback).
+      expect(await t.store.setStepFeedback("step-f", null, null)).toMatchObject({
+        feedback: null,
+        tags: ["helpful"],
+      });
+      expect(await t.store.setStepFeedback("step-none", "negative", null)).toBeNull();
+    });
+
     it("writes a step record with its checkpoint and updates it in place", async () => {
       const a = await t.createAgent();
       const first = stepRecord("step-1", a);

@@ -6,7 +6,7 @@ import { type CoreBlock, type MessageHit, Passage } from "../../records/memory-r
 import type { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
-import type { StepRecord } from "../../records/step-record.js";
+import type { StepFeedback, StepRecord } from "../../records/step-record.js";
 import type {
   ChainRunFilter,
   NewAgent,
@@ -25,6 +25,7 @@ import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
 import { copy, pageOf } from "./rows.js";
 import { InMemoryRuns } from "./runs.js";
+import { InMemorySchedules } from "./schedules.js";
 import { InMemorySteps } from "./steps.js";
 import { InMemoryTimers } from "./timers.js";
 import { InMemoryVectors } from "./vectors.js";
@@ -73,6 +74,7 @@ class InMemoryStore implements Store {
     const rows = this.agents.get(agentId);
     return rows && { projectId: rows.record.project_id, messages: rows.messages.length };
   }, this.history);
+  readonly schedules = new InMemorySchedules((agentId) => this.agents.has(agentId));
 
   private agent(agentId: string): AgentRows {
     const rows = this.agents.get(agentId);
@@ -117,6 +119,7 @@ class InMemoryStore implements Store {
     for (const passage of rows.passages) this.passageIds.delete(passage.id);
     this.runs.deleteAgent(id);
     this.timers.deleteAgent(id);
+    this.schedules.deleteAgent(id);
     this.steps.deleteAgent(id);
     this.blocks.forgetAgent(id);
     this.agents.delete(id);
@@ -280,6 +283,10 @@ class InMemoryStore implements Store {
 
   async getStep(stepId: string): Promise<StepRecord | null> {
     return this.steps.get(stepId);
+  }
+
+  async setStepFeedback(id: string, feedback: StepFeedback, tags: readonly string[] | null) {
+    return this.steps.setFeedback(id, feedback, tags);
   }
 
   async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {

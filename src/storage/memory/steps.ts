@@ -1,5 +1,10 @@
 import { ConflictError } from "../../core/errors.js";
-import { applyStepUpdate, type StepRecord, type StepUpdate } from "../../records/step-record.js";
+import {
+  applyStepUpdate,
+  type StepFeedback,
+  type StepRecord,
+  type StepUpdate,
+} from "../../records/step-record.js";
 import type { PageQuery, StepFilter } from "../store.js";
 import { copy, pageOf } from "./rows.js";
 
@@ -28,6 +33,14 @@ export class InMemorySteps {
       const stored = this.#steps.get(update.id);
       if (stored?.agent_id === agentId) this.#steps.set(update.id, applyStepUpdate(stored, update));
     }
+  }
+
+  setFeedback(id: string, feedback: StepFeedback, tags: readonly string[] | null) {
+    const stored = this.#steps.get(id);
+    if (!stored) return null;
+    const updated = { ...stored, feedback, ...(tags !== null && { tags: [...tags] }) };
+    this.#steps.set(id, updated);
+    return copy(updated);
   }
 
   get(id: string): StepRecord | null {

@@ -195,6 +195,19 @@ export const MIGRATIONS: readonly string[] = [
     ON CONFLICT DO NOTHING;
   DROP TABLE blocks;
   `,
+  // 4: scheduled messages (decision 027): the record whole in `body`, its next firing time
+  // as a column the timer loop reads; deleting the agent deletes them.
+  `
+  CREATE TABLE scheduled_messages (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    next_at_ms double precision NOT NULL,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX scheduled_messages_by_agent ON scheduled_messages (agent_id, seq);
+  CREATE INDEX scheduled_messages_by_due ON scheduled_messages (next_at_ms);
+  `,
 ];
 
 /** Serialises migrators of one schema: any number of servers may start at once. */

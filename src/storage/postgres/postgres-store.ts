@@ -7,7 +7,7 @@ import { type CoreBlock, type MessageHit, Passage } from "../../records/memory-r
 import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
-import type { StepRecord } from "../../records/step-record.js";
+import type { StepFeedback, StepRecord } from "../../records/step-record.js";
 import type {
   ChainRunFilter,
   NewAgent,
@@ -34,10 +34,11 @@ import { PostgresMcpServers } from "./mcp-servers.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";
 import { bodies, body, passageOf, type Row, seqOf, sessionOf, text, timerOf } from "./rows.js";
+import { PostgresSchedules } from "./schedules.js";
 import { searchMessages, searchPassages } from "./search.js";
 import { SQL } from "./statements.js";
 import { writeMessages, writePassages, writeRun } from "./step-writer.js";
-import { listSteps, readStep } from "./steps.js";
+import { listSteps, readStep, setStepFeedback } from "./steps.js";
 import { PostgresVectors } from "./vectors.js";
 import { reconcileWakeUps } from "./wake-ups.js";
 
@@ -61,6 +62,7 @@ export async function openPostgresStore(
  */
 export class PostgresStore implements Store {
   readonly mcpServers: PostgresMcpServers;
+  readonly schedules: PostgresSchedules;
   readonly vectors: PostgresVectors;
   readonly blocks: PostgresBlocks;
   private closed = false;
@@ -68,6 +70,7 @@ export class PostgresStore implements Store {
   constructor(private readonly pool: pg.Pool) {
     this.mcpServers = new PostgresMcpServers(pool);
     this.blocks = new PostgresBlocks(pool);
+    this.schedules = new PostgresSchedules(pool);
     this.vectors = new PostgresVectors(pool);
   }
 
@@ -144,6 +147,10 @@ export class PostgresStore implements Store {
 
   async getStep(stepId: string): Promise<StepRecord | null> {
     return readStep(this.pool, stepId);
+  }
+
+  async setStepFeedback(id: string, feedback: StepFeedback, tags: readonly string[] | null) {
+    return setStepFeedback(this.pool, id, feedback, tags);
   }
 
   async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {

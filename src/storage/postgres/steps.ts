@@ -1,5 +1,10 @@
 import { ConflictError } from "../../core/errors.js";
-import { applyStepUpdate, StepRecord, type StepUpdate } from "../../records/step-record.js";
+import {
+  applyStepUpdate,
+  type StepFeedback,
+  StepRecord,
+  type StepUpdate,
+} from "../../records/step-record.js";
 import type { PageQuery, StepFilter } from "../store.js";
 import { pageBounds } from "./paging.js";
 import type { Tx } from "./pool.js";
@@ -50,6 +55,24 @@ export async function updateSteps(
 
 export async function readStep(db: Queryable, id: string): Promise<StepRecord | null> {
   const { rows } = await db.query("SELECT body FROM steps WHERE id = $1", [id]);
+  return body(rows[0], StepRecord, "step");
+}
+
+/** Sets a step's feedback (and tags, when given) in one statement; the updated record. */
+export async function setStepFeedback(
+  db: Queryable,
+  id: string,
+  feedback: StepFeedback,
+  tags: readonly string[] | null,
+): Promise<StepRecord | null> {
+  const { rows } = await db.query(
+    `UPDATE steps SET body = jsonb_set(
+       body || CASE WHEN $3::jsonb IS NULL THEN '{}'::jsonb
+                    ELSE jsonb_build_object('tags', $3::jsonb) END,
+       '{feedback}', coalesce(to_jsonb($2::text), 'null'::jsonb))
+     WHERE id = $1 RETURNING body`,
+    [id, feedback, tags === null ? null : JSON.stringify(tags)],
+  );
   return body(rows[0], StepRecord, "step");
 }
 

@@ -286,6 +286,19 @@ export const MIGRATIONS: readonly string[] = [
     SELECT agent_id, block_id, label FROM blocks ORDER BY rowid;
   DROP TABLE blocks;
   `,
+  // 12: scheduled messages (decision 027): the record whole in `body`, its next firing time
+  // as a column the timer loop reads; deleting the agent deletes them.
+  `
+  CREATE TABLE scheduled_messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    next_at_ms REAL NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX scheduled_messages_by_agent ON scheduled_messages (agent_id, seq);
+  CREATE INDEX scheduled_messages_by_due ON scheduled_messages (next_at_ms);
+  `,
 ];
 
 /**

@@ -7,7 +7,7 @@ import { type CoreBlock, type MessageHit, Passage } from "../../records/memory-r
 import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
-import type { StepRecord } from "../../records/step-record.js";
+import type { StepFeedback, StepRecord } from "../../records/step-record.js";
 import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
 import type {
   ChainRunFilter,
@@ -41,6 +41,7 @@ import {
 } from "./rows.js";
 import { writeMessage, writePassage } from "./rows-written.js";
 import { listRuns, readRun, runByKey, runMessages, writeRun } from "./runs.js";
+import { SqliteSchedules } from "./schedules.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { SqliteSteps } from "./steps.js";
 import { SqliteVectors } from "./vectors.js";
@@ -78,6 +79,7 @@ export class SqliteStore implements Store {
     private readonly sql: Statements,
     private readonly durability: Durability,
     readonly mcpServers = new SqliteMcpServers(db),
+    readonly schedules = new SqliteSchedules(db),
     readonly vectors = new SqliteVectors(db),
     private readonly steps = new SqliteSteps(db),
     private readonly history = new SqliteHistory(db),
@@ -324,6 +326,10 @@ export class SqliteStore implements Store {
 
   async getStep(stepId: string): Promise<StepRecord | null> {
     return this.steps.get(stepId);
+  }
+
+  async setStepFeedback(id: string, feedback: StepFeedback, tags: readonly string[] | null) {
+    return this.steps.setFeedback(id, feedback, tags);
   }
 
   async listSteps(filter: StepFilter, page: PageQuery): Promise<StepRecord[]> {

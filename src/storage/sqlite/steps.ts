@@ -1,6 +1,11 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { ConflictError } from "../../core/errors.js";
-import { applyStepUpdate, StepRecord, type StepUpdate } from "../../records/step-record.js";
+import {
+  applyStepUpdate,
+  type StepFeedback,
+  StepRecord,
+  type StepUpdate,
+} from "../../records/step-record.js";
 import type { PageQuery, StepFilter } from "../store.js";
 import { bodies, body, pageBounds, seqFrom } from "./rows.js";
 
@@ -13,6 +18,7 @@ export class SqliteSteps {
   readonly #get: StatementSync;
   readonly #seq: StatementSync;
   readonly #asc: StatementSync;
+  readonly #feedback: StatementSync;
   readonly #desc: StatementSync;
 
   constructor(db: DatabaseSync) {
@@ -25,6 +31,11 @@ export class SqliteSteps {
        WHERE steps.agent_id = excluded.agent_id`,
     );
     this.#get = db.prepare("SELECT body FROM steps WHERE id = ?");
+    this.#feedback = db.prepare(
+      `UPDATE steps SET body = json_set(body, '$.feedback', ?2,
+         '$.tags', CASE WHEN ?3 IS NULL THEN json_extract(body, '$.tags') ELSE json(?3) END)
+       WHERE id = ?1 RETURNING body`,
+    );
     this.#seq = db.prepare(
       `SELECT s.seq FROM steps AS s JOIN agents AS a ON a.id = s.agent_id
        WHERE s.id = ?1 AND a.project_id = ?2 AND (?3 IS NULL OR s.agent_id = ?3)
@@ -66,6 +77,12 @@ export class SqliteSteps {
       const stored = this.get(update.id);
       if (stored?.agent_id === agentId) this.write([applyStepUpdate(stored, update)]);
     }
+  }
+
+  /** One statement: atomic without the store's transactions. */
+  setFeedback(id: string, feedback: StepFeedback, tags: readonly string[] | null) {
+    const row = this.#feedback.get(id, feedback, tags === null ? null : JSON.stringify(tags));
+    return body(row, StepRecord, "step");
   }
 
   get(id: string): StepRecord | null {

@@ -107,6 +107,17 @@ export class McpConnection {
     }
   }
 
+  /**
+   * Lists the server's tools again now (Letta's refresh); false when it is not connected (it
+   * lists them anyway when it reconnects).
+   */
+  async relist(): Promise<boolean> {
+    const client = this.client;
+    if (!client || this.current.state !== "connected") return false;
+    await this.refresh(client);
+    return this.client === client;
+  }
+
   /** Stops the server (or the HTTP session) and any reconnection. */
   async close(): Promise<void> {
     this.stopped.abort();
