@@ -93,11 +93,17 @@ export async function sendUserMessage(
     otid?: string | null;
     runId?: string;
     clientTools?: readonly ClientTool[];
+    /** The conversation the turn runs in (decision 026); absent: the agent's default one. */
+    conversationId?: string | null;
   },
   deps: LoopDeps,
 ): Promise<TurnResult> {
   const body = { message_type: "user_message" as const, content: input.content };
-  const run = { runId: input.runId, clientTools: input.clientTools ?? [] };
+  const run = {
+    runId: input.runId,
+    clientTools: input.clientTools ?? [],
+    conversationId: input.conversationId ?? null,
+  };
   return startTurn(agent, state, body, input.otid ?? null, deps, run);
 }
 
@@ -198,13 +204,17 @@ async function startTurn(
   body: { message_type: "user_message" | "system_message"; content: string },
   otid: string | null,
   deps: LoopDeps,
-  chosen: { runId?: string | undefined; clientTools?: readonly ClientTool[] } = {},
+  chosen: {
+    runId?: string | undefined;
+    clientTools?: readonly ClientTool[];
+    conversationId?: string | null;
+  } = {},
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const runId = chosen.runId ?? deps.ids.next("run");
   const session = await sessionForTurn(agent, state, deps);
   const started = {
-    ...beginTurnState(session, runId, chosen.clientTools),
+    ...beginTurnState(session, runId, chosen.clientTools, chosen.conversationId),
     recall: await recallFor(
       ctx.memory,
       body.content,
@@ -335,7 +345,12 @@ async function commit(
 ): Promise<SessionState> {
   // Each message gets its place in the run, so a client can re-attach after the last it saw.
   const seq = applied.state.run_seq;
-  const messages = applied.messages.map((message, i) => ({ ...message, seq_id: seq + i + 1 }));
+  const conversation = applied.state.conversation_id;
+  const messages = applied.messages.map((message, i) => ({
+    ...message,
+    seq_id: seq + i + 1,
+    ...(conversation !== null && { conversation_id: conversation }),
+  }));
   const state = { ...applied.state, run_seq: seq + messages.length };
   const { steps, stepUpdates } = stepChanges(applied, messages, stopReason);
   const { clock, observer } = ctx.deps;
@@ -351,7 +366,8 @@ async function commit(
     ...(applied.journal ? { journal: applied.journal } : {}),
   });
   observer?.committed({ agentId: ctx.agent.id, durationMs: clock.now() - startedAtMs });
-  ctx.deps.history?.append(messages);
+  // The activation's window holds the default conversation; the others are read from the store.
+  if (conversation === null) ctx.deps.history?.append(messages);
   for (const message of messages) {
     ctx.produced.push(message);
     ctx.deps.onEvent?.({ type: "message", message });

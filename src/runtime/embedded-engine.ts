@@ -6,6 +6,7 @@ import {
   type TurnResult,
   wakeFromPause,
 } from "../agent/run-turn.js";
+import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
 import { NotFoundError } from "../core/errors.js";
 import { applyBlockEdit, type BlockEdit } from "../memory/block-edit.js";
 import { type AgentChange, applyAgentChange } from "../records/agent-change.js";
@@ -138,6 +139,7 @@ export class EmbeddedEngine implements Engine {
         ...input,
         ...(options.runId ? { runId: options.runId } : {}),
         ...(options.clientTools ? { clientTools: options.clientTools } : {}),
+        ...(options.conversationId ? { conversationId: options.conversationId } : {}),
       };
       const result = await this.#turns.run(activation, (deps) =>
         sendUserMessage(turn, activation.state, message, deps),
@@ -190,6 +192,13 @@ export class EmbeddedEngine implements Engine {
       return this.#family.settle(activation, result, true);
     });
     return this.#outcome(agentId, job);
+  }
+
+  compact(agentId: string, request: CompactRequest): Promise<CompactResult> {
+    return this.#dispatcher.submit(agentId, async (activation) => {
+      await this.#turns.finishInterrupted(activation);
+      return this.#turns.compact(activation, request);
+    });
   }
 
   async awaitRun(agentId: string, runId: string): Promise<RunOutcome> {

@@ -30,6 +30,7 @@ import {
   rememberEdited,
   runJournal,
 } from "./history.js";
+import { PostgresConversations } from "./conversations.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";
@@ -63,12 +64,14 @@ export class PostgresStore implements Store {
   readonly mcpServers: PostgresMcpServers;
   readonly vectors: PostgresVectors;
   readonly blocks: PostgresBlocks;
+  readonly conversations: PostgresConversations;
   private closed = false;
 
   constructor(private readonly pool: pg.Pool) {
     this.mcpServers = new PostgresMcpServers(pool);
     this.blocks = new PostgresBlocks(pool);
     this.vectors = new PostgresVectors(pool);
+    this.conversations = new PostgresConversations(pool);
   }
 
   private async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
@@ -158,9 +161,15 @@ export class PostgresStore implements Store {
     return memoryHistory(this.pool, agentId);
   }
 
-  async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
+  async recentMessages(
+    agentId: string,
+    limit: number,
+    conversationId?: string | null,
+  ): Promise<AgentMessage[]> {
     const count = Math.floor(limit);
     if (!(count > 0)) return [];
+    if (conversationId !== undefined)
+      return (await this.conversations.recentRows(agentId, count, conversationId)).reverse();
     const rows = await this.rows(SQL.recentMessages, [agentId, count]);
     return bodies(rows, AgentMessage, "message").reverse();
   }

@@ -25,6 +25,7 @@ import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from 
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
+import { SqliteConversations } from "./conversations.js";
 import { SqliteHistory } from "./history.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
 import {
@@ -78,6 +79,7 @@ export class SqliteStore implements Store {
     private readonly sql: Statements,
     private readonly durability: Durability,
     readonly mcpServers = new SqliteMcpServers(db),
+    readonly conversations = new SqliteConversations(db, sql),
     readonly vectors = new SqliteVectors(db),
     private readonly steps = new SqliteSteps(db),
     private readonly history = new SqliteHistory(db),
@@ -211,9 +213,15 @@ export class SqliteStore implements Store {
       });
   }
 
-  async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
+  async recentMessages(
+    agentId: string,
+    limit: number,
+    conversationId?: string | null,
+  ): Promise<AgentMessage[]> {
     const count = Math.floor(limit);
     if (!(count > 0)) return [];
+    if (conversationId !== undefined)
+      return this.conversations.recentRows(agentId, count, conversationId).reverse();
     const rows = this.sql.recentMessages.all(agentId, count);
     return bodies(rows, AgentMessage, "message").reverse();
   }
