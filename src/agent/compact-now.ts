@@ -1,10 +1,6 @@
 import { ConflictError, ValidationError } from "../core/errors.js";
 import type { AgentMessage } from "../records/messages.js";
-import {
-  enterConversation,
-  type SessionState,
-  summaryOf,
-} from "../records/session-state.js";
+import { enterConversation, type SessionState, summaryOf } from "../records/session-state.js";
 import { compactHistory } from "./compaction.js";
 import { historyInScope, messagesAfter } from "./context-scope.js";
 import { messageTokens } from "./context-window.js";
@@ -59,7 +55,11 @@ export async function compactNow(
   // compactHistory folds until the rest is within half of the budget it is given.
   const budget = Math.floor(total * keep * 2);
   const stepId = deps.ids.next("step");
-  const compactDeps = { model: deps.model, agentId: agent.id, ...(deps.signal && { signal: deps.signal }) };
+  const compactDeps = {
+    model: deps.model,
+    agentId: agent.id,
+    ...(deps.signal && { signal: deps.signal }),
+  };
   const compacted = await compactHistory(compactDeps, scoped, inContext, budget, stepId);
   const summary = compacted.summary;
   if (summary?.last_error && summary.last_error !== summaryOf(state, conversationId)?.last_error)

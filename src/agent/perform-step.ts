@@ -358,8 +358,7 @@ async function recentHistory(ctx: TurnContext, prompt = false, conversation: str
   // The window holds the default conversation only; another conversation reads the store.
   const window = conversation === null ? ctx.deps.history : undefined;
   const held = window && (prompt ? window.promptWindow(limit) : window.recent(limit));
-  const recent =
-    held ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit, conversation));
+  const recent = held ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit, conversation));
   return afterReset(recent, ctx.agent.contextAfter);
 }
 

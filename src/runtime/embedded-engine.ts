@@ -1,3 +1,4 @@
+import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
 import {
   cancelTurn,
   resumeSession,
@@ -6,7 +7,6 @@ import {
   type TurnResult,
   wakeFromPause,
 } from "../agent/run-turn.js";
-import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
 import { NotFoundError } from "../core/errors.js";
 import { applyBlockEdit, type BlockEdit } from "../memory/block-edit.js";
 import { type AgentChange, applyAgentChange } from "../records/agent-change.js";

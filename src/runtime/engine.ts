@@ -1,10 +1,10 @@
+import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
 import type { BlockEdit } from "../memory/block-edit.js";
 import type { AgentChange } from "../records/agent-change.js";
 import type { AgentRecord, RunRecord } from "../records/agent-record.js";
 import type { ClientTool } from "../records/client-tool.js";
 import type { CoreBlock } from "../records/memory-records.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
-import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
 import type { SessionState, Usage } from "../records/session-state.js";
 import type { AgentEventListener } from "./agent-events.js";
 

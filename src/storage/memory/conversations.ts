@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError } from "../../core/errors.js";
-import { ConversationRecord } from "../../records/conversation.js";
 import type { AgentRecord } from "../../records/agent-record.js";
+import { ConversationRecord } from "../../records/conversation.js";
 import { AgentMessage } from "../../records/messages.js";
 import type {
   ConversationFilter,

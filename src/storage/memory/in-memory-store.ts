@@ -194,7 +194,8 @@ class InMemoryStore implements Store {
     const count = Math.floor(limit);
     if (!(count > 0)) return [];
     const all = this.agents.get(agentId)?.messages ?? [];
-    const kept = conversationId === undefined ? all : all.filter((m) => inConversation(m, conversationId));
+    const kept =
+      conversationId === undefined ? all : all.filter((m) => inConversation(m, conversationId));
     return kept.slice(-count).map(copy);
   }
 

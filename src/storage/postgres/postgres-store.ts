@@ -22,6 +22,7 @@ import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js"
 import { createFor, forgetAgent, PostgresBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { commitStep } from "./commit.js";
+import { PostgresConversations } from "./conversations.js";
 import { ownedQueryTerms } from "./full-text.js";
 import {
   memoryHistory,
@@ -30,7 +31,6 @@ import {
   rememberEdited,
   runJournal,
 } from "./history.js";
-import { PostgresConversations } from "./conversations.js";
 import { PostgresMcpServers } from "./mcp-servers.js";
 import { pageBounds } from "./paging.js";
 import { inTransaction, keyOf, openPool, type PostgresStoreOptions, type Tx } from "./pool.js";

@@ -23,9 +23,9 @@ import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js"
 import { SqliteBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
+import { SqliteConversations } from "./conversations.js";
 import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
-import { SqliteConversations } from "./conversations.js";
 import { SqliteHistory } from "./history.js";
 import { SqliteMcpServers } from "./mcp-servers.js";
 import {
