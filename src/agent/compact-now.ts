@@ -1,4 +1,5 @@
-import { ConflictError, ValidationError } from "../core/errors.js";
+import { ConflictError, InvalidArgumentError } from "../core/errors.js";
+import { ModelError } from "../llm/model-error.js";
 import type { AgentMessage } from "../records/messages.js";
 import { enterConversation, type SessionState, summaryOf } from "../records/session-state.js";
 import { compactHistory } from "./compaction.js";
@@ -60,15 +61,16 @@ export async function compactNow(
     agentId: agent.id,
     ...(deps.signal && { signal: deps.signal }),
   };
-  const compacted = await compactHistory(compactDeps, scoped, inContext, budget, stepId);
+  // The summary is capped by the model's window, not by what this compaction keeps.
+  const cap = deps.model.contextWindow;
+  const compacted = await compactHistory(compactDeps, scoped, inContext, budget, stepId, cap);
   const summary = compacted.summary;
   if (summary?.last_error && summary.last_error !== summaryOf(state, conversationId)?.last_error)
-    throw new ValidationError(summary.last_error, []);
+    throw new ModelError("server", summary.last_error);
   const after = messagesAfter(inContext, summary?.through_id ?? null).length;
   if (!summary || after >= inContext.length) {
-    throw new ValidationError(
+    throw new InvalidArgumentError(
       "Summarization failed to reduce the number of messages. You may not have enough messages to compact or need to use a different CompactionSettings (e.g. using `all` mode).",
-      [],
     );
   }
   // Back to the conversation the session was in, with this conversation's new summary.

@@ -1,7 +1,8 @@
 import type { CompactResult } from "../agent/compact-now.js";
 import { renderSystem } from "../agent/prompt.js";
+import { ModelError } from "../llm/model-error.js";
 import { createTurnAgent } from "../agent/turn-agent.js";
-import { NotFoundError, ValidationError } from "../core/errors.js";
+import { InvalidArgumentError, NotFoundError, ValidationError } from "../core/errors.js";
 import type { ConversationRecord } from "../records/conversation.js";
 import type { AgentMessage } from "../records/messages.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
@@ -14,6 +15,7 @@ import type {
 } from "./conversation-requests.js";
 import { type LettaMessageView, lettaMessages } from "./letta-views.js";
 import { NoActiveRunsError } from "./message-service.js";
+import { ModelRunError } from "./model-failure.js";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -266,7 +268,7 @@ export class ConversationService {
     const session = await this.ctx.store.loadSession(where.agentId);
     const inHere = (session?.conversation_id ?? null) === where.conversationId;
     if (!session?.run_id || !inHere || session.phase === "idle")
-      throw new ValidationError("No active runs found for this conversation.", []);
+      throw new InvalidArgumentError("No active runs found for this conversation.");
     return session.run_id;
   }
 
@@ -312,11 +314,16 @@ export function compactTarget(
 ): Promise<CompactResult> {
   const settings = body.compaction_settings ?? {};
   const mode = settings.mode?.endsWith("all") ? "all" : "sliding_window";
-  return ctx.engine.compact(where.agentId, {
+  const compacting = ctx.engine.compact(where.agentId, {
     conversationId: where.conversationId,
     mode,
     ...(settings.sliding_window_percentage !== undefined && {
       foldShare: settings.sliding_window_percentage,
     }),
+  });
+  // A summariser that failed answers as a failed model call does.
+  return compacting.catch((error: unknown) => {
+    if (error instanceof ModelError) throw new ModelRunError(undefined, error.message, null);
+    throw error;
   });
 }

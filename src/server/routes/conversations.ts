@@ -50,7 +50,7 @@ const tags = ["conversations"];
 const routes = {
   list: createRoute({
     method: "get",
-    path: "/v1/conversations/",
+    path: "/v1/conversations",
     tags,
     summary: "Conversations of the project (or of one agent), newest first",
     request: { query: ConversationListQuery },
@@ -58,7 +58,7 @@ const routes = {
   }),
   create: createRoute({
     method: "post",
-    path: "/v1/conversations/",
+    path: "/v1/conversations",
     tags,
     summary: "A new conversation with an agent: its own history, the agent's memory",
     request: { query: AgentIdQuery, body: body(CreateConversationRequest, false) },

@@ -16,7 +16,7 @@ const tags = ["messages"];
 
 const list = createRoute({
   method: "get",
-  path: "/v1/messages/",
+  path: "/v1/messages",
   tags,
   summary: "Messages of the project's agents, across agents and conversations",
   request: { query: GlobalMessagesQuery },
