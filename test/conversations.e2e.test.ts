@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUMMARY_PROMPT } from "../src/agent/compaction.js";
 import type { ModelRequest } from "../src/llm/model.js";
+import { ModelError } from "../src/llm/model-error.js";
 import { createSimModel } from "../src/llm/sim/sim-model.js";
 import { startTestServer } from "./support/server-kit.js";
 
@@ -22,7 +23,9 @@ const model = createSimModel({
     const last = request.messages.at(-1);
     if (last?.role === "tool") return { text: "saved" };
     if (last?.role === "user" && last.content.includes("remember"))
-      return { toolCalls: [{ name: "memory_insert", args: { label: "human", new_str: "likes tea" } }] };
+      return {
+        toolCalls: [{ name: "memory_insert", args: { label: "human", new_str: "likes tea" } }],
+      };
     return { text: seen(request) };
   },
 });
@@ -96,10 +99,20 @@ describe("conversations (issue #15, decision 026)", () => {
     const found = await client.conversations.list({ agent_id: agent.id, summary_search: "ALPHA" });
     expect(found.map((c) => c.id)).toEqual([a.id]);
     const updated = await client.conversations.update(a.id, { description: "d", archived: true });
-    expect(updated).toMatchObject({ id: a.id, agent_id: agent.id, description: "d", archived: true });
+    expect(updated).toMatchObject({
+      id: a.id,
+      agent_id: agent.id,
+      description: "d",
+      archived: true,
+    });
     expect(updated.archived_at).toEqual(expect.any(String));
-    expect((await client.conversations.list({ agent_id: agent.id })).map((c) => c.id)).toEqual([b.id]);
-    const archived = await client.conversations.list({ agent_id: agent.id, archive_status: "archived" });
+    expect((await client.conversations.list({ agent_id: agent.id })).map((c) => c.id)).toEqual([
+      b.id,
+    ]);
+    const archived = await client.conversations.list({
+      agent_id: agent.id,
+      archive_status: "archived",
+    });
     expect(archived.map((c) => c.id)).toEqual([a.id]);
     await client.conversations.delete(b.id);
     await expect(client.conversations.retrieve(b.id)).rejects.toMatchObject({ status: 404 });
@@ -186,7 +199,9 @@ describe("global messages (issue #15)", () => {
     expect(loose(newest).map((m) => m.content)).toEqual(["saw: a quiet meadow"]);
     const id = inA[0]?.id ?? "";
     const one = await client.messages.retrieve(id);
-    expect(one).toEqual([expect.objectContaining({ id, agent_id: agent.id, conversation_id: a.id })]);
+    expect(one).toEqual([
+      expect.objectContaining({ id, agent_id: agent.id, conversation_id: a.id }),
+    ]);
     await expect(client.messages.retrieve("message-missing")).rejects.toMatchObject({
       status: 404,
     });
@@ -202,3 +217,57 @@ describe("global messages (issue #15)", () => {
     });
   });
 });
+
+describe("a failed model call (issue #15, decision 026)", () => {
+  it("keeps the acknowledged message, fails the run with Letta's error, and the next turn answers it", async () => {
+    let failing = true;
+    const flaky = createSimModel({
+      script: (request) =>
+        failing ? new ModelError("overloaded", "provider overloaded") : { text: seen(request) },
+    });
+    const own = await startTestServer({ model: flaky });
+    try {
+      const client = own.client();
+      const agent = await client.agents.create({ agent_type: "letta_v1_agent" });
+      const conversation = await client.conversations.create({ agent_id: agent.id });
+      const send = () =>
+        client.agents.messages.create(agent.id, {
+          messages: [{ role: "user", content: "first question", otid: "otid-first" }],
+        });
+      await expect(send()).rejects.toMatchObject({
+        status: 503,
+        error: { error: { type: "llm_provider_overloaded", detail: "provider overloaded" } },
+      });
+      // The message was committed before the model was called: it stays, unanswered.
+      const history = (await client.agents.messages.list(agent.id, { order: "asc" })).items;
+      expect(loose(history).map((m) => [m.message_type, m.content])).toEqual([
+        ["user_message", "first question"],
+      ]);
+      const [run] = (await client.runs.list({ agent_id: agent.id })).items;
+      expect(run).toMatchObject({ status: "failed", stop_reason: "llm_api_error" });
+      // A retry of the same message is the same request: it answers the same failure and
+      // stores nothing twice.
+      await expect(send()).rejects.toMatchObject({ status: 500, error: { code: "LLM_ERROR" } });
+      expect((await client.agents.messages.list(agent.id)).items).toHaveLength(1);
+      // A conversation's failure stays in it; the agent's next turn sees the unanswered message.
+      await expect(sendJsonOn(own, conversation.id, "in a conversation")).rejects.toMatchObject({
+        status: 503,
+      });
+      failing = false;
+      const next = await client.agents.messages.create(agent.id, { input: "second question" });
+      expect(replies(next.messages)).toEqual(["saw: first question|second question"]);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+async function sendJsonOn(
+  target: Awaited<ReturnType<typeof startTestServer>>,
+  conversationId: string,
+  text: string,
+) {
+  return target.client().post(`/v1/conversations/${conversationId}/messages`, {
+    body: { messages: [{ role: "user", content: text }], streaming: false },
+  });
+}

@@ -1,8 +1,8 @@
 import type { CompactResult } from "../agent/compact-now.js";
 import { renderSystem } from "../agent/prompt.js";
-import { ModelError } from "../llm/model-error.js";
 import { createTurnAgent } from "../agent/turn-agent.js";
 import { InvalidArgumentError, NotFoundError, ValidationError } from "../core/errors.js";
+import { ModelError } from "../llm/model-error.js";
 import type { ConversationRecord } from "../records/conversation.js";
 import type { AgentMessage } from "../records/messages.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
