@@ -90,6 +90,20 @@ describe("conversations (issue #15, decision 026)", () => {
     expect((await client.conversations.retrieve(a.id)).last_message_at).toEqual(expect.any(String));
   });
 
+  it("runs messages sent to two conversations at once one after the other, each in its own history", async () => {
+    const { client, agent, a, b } = await agentWithTwoConversations();
+    const [inA, inB] = await Promise.all([sendJson(a.id, "one"), sendJson(b.id, "two")]);
+    expect(replies(inA)).toEqual(["saw: one"]);
+    expect(replies(inB)).toEqual(["saw: two"]);
+    // One run at a time per agent: the agent's history holds each run whole, never interleaved.
+    const all = (await client.agents.messages.list(agent.id, { order: "asc" })).items;
+    const runOf = all.map((m) => (m as { run_id?: string }).run_id);
+    expect(runOf).toHaveLength(4);
+    expect(runOf[0]).toBe(runOf[1]);
+    expect(runOf[2]).toBe(runOf[3]);
+    expect(runOf[1]).not.toBe(runOf[2]);
+  });
+
   it("lists, retrieves, updates, archives and deletes conversations", async () => {
     const { client, agent, a, b } = await agentWithTwoConversations();
     expect((await client.conversations.list({ agent_id: agent.id })).map((c) => c.id)).toEqual([
