@@ -225,6 +225,16 @@ export function summaryOf(
 }
 
 /**
+ * What a new turn is given besides its first message: its run id, the run's client tools, and
+ * its conversation (decision 026; absent: the conversation of the session's last run).
+ */
+export interface NewTurn {
+  runId?: string | undefined;
+  clientTools?: readonly ClientTool[];
+  conversationId?: string | null;
+}
+
+/**
  * The state at the start of a turn: counters reset, session-wide approvals kept, and the
  * client tools of this run (those of an earlier run are gone).
  */
