@@ -285,3 +285,36 @@ async function sendJsonOn(
     body: { messages: [{ role: "user", content: text }], streaming: false },
   });
 }
+
+describe("tenancy (issue #15, decision 026)", () => {
+  it("keeps one project's conversations and messages from another", async () => {
+    const tenants = await startTestServer({
+      model,
+      tokens: new Map([
+        ["key-a", "a"],
+        ["key-b", "b"],
+      ]),
+    });
+    try {
+      const a = tenants.client("key-a");
+      const b = tenants.client("key-b");
+      const agent = await a.agents.create({ agent_type: "letta_v1_agent" });
+      const conversation = await a.conversations.create({ agent_id: agent.id });
+      await a.agents.messages.create(agent.id, { input: "a secret walrus" });
+      const [message] = await a.messages.list({ limit: 1 });
+      await expect(b.conversations.retrieve(conversation.id)).rejects.toMatchObject({
+        status: 404,
+      });
+      await expect(b.conversations.create({ agent_id: agent.id })).rejects.toMatchObject({
+        status: 404,
+      });
+      expect(await b.conversations.list()).toEqual([]);
+      expect(await b.messages.list()).toEqual([]);
+      await expect(b.messages.retrieve(message?.id ?? "")).rejects.toMatchObject({ status: 404 });
+      expect(await b.messages.search({ query: "walrus" })).toEqual([]);
+      expect((await a.messages.search({ query: "walrus" })).length).toBeGreaterThan(0);
+    } finally {
+      await tenants.close();
+    }
+  });
+});
