@@ -41,6 +41,8 @@ export async function compactHistory(
   history: readonly AgentMessage[],
   budgetTokens: number,
   stepId: string,
+  /** What caps the summary's length (a share of it); the history's budget by default. */
+  capTokens: number = budgetTokens,
 ): Promise<SessionState> {
   // Once summarising failed in a turn, the turn's later model calls go on without trying again.
   if (state.summary?.failed_in_run != null && state.summary.failed_in_run === state.run_id)
@@ -59,7 +61,7 @@ export async function compactHistory(
       caller: deps.agentId,
       ...(deps.signal && { signal: deps.signal }),
     });
-    const text = capped(response.text.trim(), budgetTokens * SUMMARY_SHARE);
+    const text = capped(response.text.trim(), capTokens * SUMMARY_SHARE);
     if (text === "") throw new Error("the model answered with an empty summary");
     const count = (previous?.folded ?? 0) + folded.length;
     deps.onEvent?.({ type: "compaction", step_id: stepId, status: "summarised", folded: count });

@@ -22,6 +22,12 @@ const toolReturn = (i: number): AgentMessage => ({
 const ids = (messages: readonly AgentMessage[]) => messages.map((m) => m.id);
 
 describe("the history window a model call sees", () => {
+  it("keeps the default conversation's messages only (decision 026)", () => {
+    const window = new HistoryWindow([], 10);
+    window.append([user(1), { ...user(2), conversation_id: "conv-a" }, user(3)]);
+    expect(ids(window.recent(10))).toEqual(["m1", "m3"]);
+  });
+
   it("holds the previous call's window as its prefix, except when it moves a page (a quarter of the limit)", () => {
     const window = new HistoryWindow([], 40);
     let previous: string[] = [];

@@ -40,9 +40,11 @@ export class HistoryWindow {
     return this.#messages.slice(start);
   }
 
+  /** Appends the default conversation's messages; another conversation's are read from the store. */
   append(messages: readonly AgentMessage[]): void {
-    if (messages.length === 0) return;
-    this.#messages.push(...messages);
+    const own = messages.filter((message) => message.conversation_id == null);
+    if (own.length === 0) return;
+    this.#messages.push(...own);
     // Trim in batches, not per message, so that appends stay cheap.
     if (this.#messages.length > this.capacity * 2) {
       this.#dropped += this.#messages.length - this.capacity;

@@ -11,6 +11,11 @@ export interface MessageStamp {
   readonly nowMs: number;
 }
 
+/** What a message of a run in this conversation carries (nothing in the default one). */
+export function conversationStamp(conversationId: string | null): { conversation_id?: string } {
+  return conversationId === null ? {} : { conversation_id: conversationId };
+}
+
 /** A message's id within its step: stable, so streamed deltas and the stored message agree. */
 export function stepMessageId(stepId: string, slot: string): string {
   return `message-${stepId.replace(/^step-/, "")}-${slot}`;

@@ -166,7 +166,9 @@ async function startVerifier(ctx: TurnContext, state: SessionState): Promise<Per
     input: { type: "refused", error },
   });
   if (!ctx.deps.children) return unavailable("sub-agents cannot run here");
-  const ofRun = (await recentHistory(ctx)).filter((m) => m.run_id === state.run_id);
+  const ofRun = (await recentHistory(ctx, false, state.conversation_id)).filter(
+    (m) => m.run_id === state.run_id,
+  );
   const task = verifierTask(ofRun);
   const round = (state.verification?.rounds ?? 0) + 1;
   const spawned = await ctx.deps.children.spawn({
@@ -213,7 +215,7 @@ async function callModel(
   const tools = toolsForCall(agent.config, deps.tools, state, final);
   const caps = agent.config.capabilities;
   const forced = toolChoiceFor(agent.config, state) === "required";
-  const recent = await recentHistory(ctx, true);
+  const recent = await recentHistory(ctx, true, state.conversation_id);
   const build = (current: SessionState) =>
     buildRequest({
       systemPrompt: agent.systemPrompt,
@@ -351,11 +353,12 @@ const errorKind = (error: unknown) => (error instanceof ModelError ? error.kind 
  * a model call (`prompt`), the window's start moves a page at a time, so that the request's
  * prefix stays cacheable (see HistoryWindow.promptWindow).
  */
-async function recentHistory(ctx: TurnContext, prompt = false) {
+async function recentHistory(ctx: TurnContext, prompt = false, conversation: string | null = null) {
   const limit = ctx.deps.historyLimit ?? DEFAULT_HISTORY_LIMIT;
-  const window = ctx.deps.history;
+  // The window holds the default conversation only; another conversation reads the store.
+  const window = conversation === null ? ctx.deps.history : undefined;
   const held = window && (prompt ? window.promptWindow(limit) : window.recent(limit));
-  const recent = held ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit));
+  const recent = held ?? (await ctx.deps.store.recentMessages(ctx.agent.id, limit, conversation));
   return afterReset(recent, ctx.agent.contextAfter);
 }
 

@@ -6,7 +6,8 @@ import type { RunRecord } from "../records/agent-record.js";
 import type { ClientTool } from "../records/client-tool.js";
 import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
 import type { JournalEntry } from "../records/run-journal.js";
-import { beginTurnState, type SessionState, type Usage } from "../records/session-state.js";
+import type { Usage } from "../records/session-state.js";
+import { beginTurnState, type NewTurn, type SessionState } from "../records/session-state.js";
 import type { MessageSearch, PassageSearch, TurnStore } from "../storage/turn-store.js";
 import {
   safeToRerun,
@@ -22,7 +23,7 @@ import type { LoopEvent } from "./events.js";
 import { checkCall } from "./execute-tool.js";
 import type { HistoryWindow } from "./history-window.js";
 import type { LoopConfig } from "./loop-config.js";
-import { type MessageStamp, stampMessage } from "./message-factory.js";
+import { conversationStamp, type MessageStamp, stampMessage } from "./message-factory.js";
 import type { LoopObserver } from "./observer.js";
 import { journaled, performStep } from "./perform-step.js";
 import { recallFor } from "./recall.js";
@@ -88,17 +89,12 @@ export interface TurnContext {
 export async function sendUserMessage(
   agent: TurnAgent,
   state: SessionState,
-  input: {
-    content: string;
-    otid?: string | null;
-    runId?: string;
-    clientTools?: readonly ClientTool[];
-  },
+  input: NewTurn & { content: string; otid?: string | null },
   deps: LoopDeps,
 ): Promise<TurnResult> {
   const body = { message_type: "user_message" as const, content: input.content };
-  const run = { runId: input.runId, clientTools: input.clientTools ?? [] };
-  return startTurn(agent, state, body, input.otid ?? null, deps, run);
+  const turn = { ...input, conversationId: input.conversationId ?? null };
+  return startTurn(agent, state, body, input.otid ?? null, deps, turn);
 }
 
 /** Applies a human's approval decisions to a waiting session and runs the turn on. */
@@ -198,13 +194,13 @@ async function startTurn(
   body: { message_type: "user_message" | "system_message"; content: string },
   otid: string | null,
   deps: LoopDeps,
-  chosen: { runId?: string | undefined; clientTools?: readonly ClientTool[] } = {},
+  chosen: NewTurn = {},
 ): Promise<TurnResult> {
   const ctx = await openTurn(agent, deps);
   const runId = chosen.runId ?? deps.ids.next("run");
   const session = await sessionForTurn(agent, state, deps);
   const started = {
-    ...beginTurnState(session, runId, chosen.clientTools),
+    ...beginTurnState(session, runId, chosen.clientTools, chosen.conversationId),
     recall: await recallFor(
       ctx.memory,
       body.content,
@@ -335,7 +331,8 @@ async function commit(
 ): Promise<SessionState> {
   // Each message gets its place in the run, so a client can re-attach after the last it saw.
   const seq = applied.state.run_seq;
-  const messages = applied.messages.map((message, i) => ({ ...message, seq_id: seq + i + 1 }));
+  const stamp = conversationStamp(applied.state.conversation_id);
+  const messages = applied.messages.map((m, i) => ({ ...m, ...stamp, seq_id: seq + i + 1 }));
   const state = { ...applied.state, run_seq: seq + messages.length };
   const { steps, stepUpdates } = stepChanges(applied, messages, stopReason);
   const { clock, observer } = ctx.deps;

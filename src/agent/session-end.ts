@@ -56,8 +56,14 @@ export function nextSessionState(
     ...newSessionState(sessionId),
     history_after: lastMessageId,
     last_active_ms: state.last_active_ms,
-    summary: caps.memory.depth === "session" ? null : state.summary,
     learning,
+    // A `session` agent's summaries end with its session; the others' (every conversation's)
+    // carry on, with the conversation they belong to (decision 026).
+    ...(caps.memory.depth !== "session" && {
+      summary: state.summary,
+      conversation_id: state.conversation_id,
+      summaries: state.summaries,
+    }),
   };
 }
 

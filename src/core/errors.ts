@@ -40,6 +40,17 @@ export class InvalidApprovalError extends ValidationError {
   override readonly code: string = "INVALID_APPROVAL";
 }
 
+/**
+ * A request that is well formed but cannot be done as asked (nothing to compact, no run to
+ * re-attach to): Letta's `LettaInvalidArgumentError`, a 400 rather than the 422 of bad input.
+ */
+export class InvalidArgumentError extends ValidationError {
+  override readonly code: string = "INVALID_ARGUMENT";
+  constructor(message: string) {
+    super(message, []);
+  }
+}
+
 export class NotFoundError extends HoldfastError {
   readonly code = "NOT_FOUND";
   readonly retryable = false;

@@ -34,6 +34,8 @@ const base = {
   otid: z.string().nullable(),
   /** Its place in its run (1, 2, …): a client re-attaching to a run's stream resumes after it. */
   seq_id: z.int().min(1).optional(),
+  /** The conversation it belongs to (decision 026); absent or null: the agent's default one. */
+  conversation_id: z.string().nullable().optional(),
 };
 
 /** A human's answer to a call waiting for approval: run it, or not (and why). */

@@ -15,10 +15,15 @@ import { StopReason, ToolCall } from "./messages.js";
  * 5 — fallbacks: `models` (the handles that answered this turn); older rows read with none.
  * 6 — memory depths and compaction (issue 13): `history_after`, `last_active_ms`, `summary`,
  * `recall` and `learning`; older rows read with none of them (all history, no summary).
- * Readable versions: [1, 2, 3, 4, 5, 6].
+ * 7 — conversations (decision 026): `conversation_id` (the run's conversation) and `summaries`
+ * (the other conversations' summaries); older rows read with the default conversation only.
+ * Readable versions: [1, 2, 3, 4, 5, 6, 7].
  */
-export const SESSION_STATE_VERSION = 6;
-export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
+export const SESSION_STATE_VERSION = 7;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6, 7];
+
+/** The key of the agent's default conversation in `summaries` (its messages have no conversation). */
+export const DEFAULT_CONVERSATION = "default";
 
 export const PendingCall = z.object({
   tool_call: ToolCall,
@@ -100,6 +105,7 @@ export const SessionState = z.object({
     z.literal(3),
     z.literal(4),
     z.literal(5),
+    z.literal(6),
     z.literal(SESSION_STATE_VERSION),
   ]),
   session_id: z.string(),
@@ -148,6 +154,14 @@ export const SessionState = z.object({
   recall: z.string().nullable().default(null),
   /** A finished session whose lessons are still to be written to archival memory. */
   learning: PendingLearning.nullable().default(null),
+  /** The conversation of the run in progress (or the last one); null: the default conversation. */
+  conversation_id: z.string().nullable().default(null),
+  /**
+   * The summaries of the agent's other conversations, by conversation id (`default` for the
+   * default one): `summary` is always the current conversation's, and a turn in another
+   * conversation swaps them (`beginTurnState`).
+   */
+  summaries: z.record(z.string(), HistorySummary).default({}),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -180,7 +194,44 @@ export function newSessionState(sessionId: string): SessionState {
     summary: null,
     recall: null,
     learning: null,
+    conversation_id: null,
+    summaries: {},
   };
+}
+
+/**
+ * The state with `conversationId` as the current conversation: the summary of the one it
+ * leaves is put away, and the summary of the one it enters taken out (decision 026).
+ */
+export function enterConversation(
+  state: SessionState,
+  conversationId: string | null,
+): SessionState {
+  if (state.conversation_id === conversationId) return state;
+  const leaving = state.conversation_id ?? DEFAULT_CONVERSATION;
+  const entering = conversationId ?? DEFAULT_CONVERSATION;
+  const { [entering]: summary = null, ...rest } = state.summaries;
+  const summaries = state.summary ? { ...rest, [leaving]: state.summary } : rest;
+  return { ...state, conversation_id: conversationId, summary, summaries };
+}
+
+/** The summary of conversation `conversationId` (null: the default one), or null if none. */
+export function summaryOf(
+  state: SessionState,
+  conversationId: string | null,
+): HistorySummary | null {
+  if (state.conversation_id === conversationId) return state.summary;
+  return state.summaries[conversationId ?? DEFAULT_CONVERSATION] ?? null;
+}
+
+/**
+ * What a new turn is given besides its first message: its run id, the run's client tools, and
+ * its conversation (decision 026; absent: the conversation of the session's last run).
+ */
+export interface NewTurn {
+  runId?: string | undefined;
+  clientTools?: readonly ClientTool[];
+  conversationId?: string | null;
 }
 
 /**
@@ -191,7 +242,9 @@ export function beginTurnState(
   state: SessionState,
   runId: string,
   clientTools: readonly ClientTool[] = [],
+  conversationId: string | null = state.conversation_id,
 ): SessionState {
+  const entered = enterConversation(state, conversationId);
   return {
     ...newSessionState(state.session_id),
     phase: "running",
@@ -201,8 +254,10 @@ export function beginTurnState(
     // What belongs to the session, not the turn, carries on.
     history_after: state.history_after,
     last_active_ms: state.last_active_ms,
-    summary: state.summary,
+    summary: entered.summary,
     learning: state.learning,
+    conversation_id: entered.conversation_id,
+    summaries: entered.summaries,
   };
 }
 

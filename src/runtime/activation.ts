@@ -137,7 +137,7 @@ export async function reloadActivation(
 /** The activation's window of newest messages, read from the store. */
 export async function loadHistory(store: Store, agentId: string): Promise<HistoryWindow> {
   return new HistoryWindow(
-    await store.recentMessages(agentId, DEFAULT_HISTORY_LIMIT),
+    await store.recentMessages(agentId, DEFAULT_HISTORY_LIMIT, null),
     DEFAULT_HISTORY_LIMIT,
   );
 }

@@ -1,3 +1,4 @@
+import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
 import { runToolDirectly } from "../agent/direct-tool-run.js";
 import {
   cancelTurn,
@@ -140,6 +141,7 @@ export class EmbeddedEngine implements Engine {
         ...input,
         ...(options.runId ? { runId: options.runId } : {}),
         ...(options.clientTools ? { clientTools: options.clientTools } : {}),
+        ...(options.conversationId ? { conversationId: options.conversationId } : {}),
       };
       const result = await this.#turns.run(activation, (deps) =>
         sendUserMessage(turn, activation.state, message, deps),
@@ -192,6 +194,13 @@ export class EmbeddedEngine implements Engine {
       return this.#family.settle(activation, result, true);
     });
     return this.#outcome(agentId, job);
+  }
+
+  compact(agentId: string, request: CompactRequest): Promise<CompactResult> {
+    return this.#dispatcher.submit(agentId, async (activation) => {
+      await this.#turns.finishInterrupted(activation);
+      return this.#turns.compact(activation, request);
+    });
   }
 
   async awaitRun(agentId: string, runId: string): Promise<RunOutcome> {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { SUMMARY_PROMPT } from "../agent/compaction.js";
+import { InvalidArgumentError } from "../core/errors.js";
 import type { SimScript } from "../llm/sim/sim-model.js";
 import { StaleChangeError } from "../records/agent-change.js";
 import type { Store } from "../storage/store.js";
@@ -131,6 +133,47 @@ export function engineContract(
       const human = blocks.find((b) => b.label === "human");
       const left = await t.engine.editBlocks(id, { kind: "detach", blockId: human?.id ?? "" });
       expect(left.map((b) => b.label)).not.toContain("human");
+    });
+
+    it("runs a message in a conversation with that conversation's history only (decision 026)", async () => {
+      const t = await make((request) => ({
+        text: request.messages.flatMap((m) => (m.role === "user" ? [m.content] : [])).join("|"),
+      }));
+      const id = await t.create("letta_v1_agent");
+      await t.engine.send(id, { content: "default" });
+      await t.engine.send(id, { content: "one" }, { conversationId: "conv-a" });
+      const outcome = await t.engine.send(id, { content: "two" }, { conversationId: "conv-a" });
+      expect(outcome.messages.map((m) => [m.conversation_id, "content" in m && m.content])).toEqual(
+        [
+          ["conv-a", "two"],
+          ["conv-a", "one|two"],
+        ],
+      );
+      const back = await t.engine.send(id, { content: "again" });
+      expect(back.messages.at(-1)).toMatchObject({ content: "default|again" });
+      expect(back.messages.at(-1)?.conversation_id).toBeUndefined();
+    });
+
+    it("compacts a conversation into its own summary between runs (decision 026)", async () => {
+      const t = await make((request) =>
+        request.system === SUMMARY_PROMPT ? { text: "the gist" } : { text: "ok" },
+      );
+      const id = await t.create("letta_v1_agent");
+      await t.engine.send(id, { content: "one" }, { conversationId: "conv-a" });
+      await t.engine.send(id, { content: "two" }, { conversationId: "conv-a" });
+      await t.engine.send(id, { content: "default" });
+      const result = await t.engine.compact(id, { conversationId: "conv-a", mode: "all" });
+      expect(result).toEqual({
+        summary: "the gist",
+        num_messages_before: 4,
+        num_messages_after: 0,
+      });
+      const state = await t.engine.session(id);
+      expect(state.summary).toBeNull();
+      expect(state.summaries["conv-a"]?.text).toBe("the gist");
+      await expect(t.engine.compact(id, { conversationId: "conv-b", mode: "all" })).rejects.toThrow(
+        InvalidArgumentError,
+      );
     });
 
     it("runs a spawned sub-agent as a real agent and gives its parent the answer", async () => {

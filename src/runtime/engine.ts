@@ -1,3 +1,4 @@
+import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
 import type { BlockEdit } from "../memory/block-edit.js";
 import type { AgentChange } from "../records/agent-change.js";
 import type { AgentRecord, RunRecord } from "../records/agent-record.js";
@@ -24,6 +25,11 @@ export interface SendOptions {
    * checked against the agent's own. With an approval, they replace the run's.
    */
   clientTools?: readonly ClientTool[];
+  /**
+   * The conversation a new run belongs to (decision 026): its messages carry this id and its
+   * model calls see that conversation's history; absent or null, the agent's default one.
+   */
+  conversationId?: string | null;
 }
 
 /** An approval a sub-agent (or its own sub-agent) waits for, surfaced to the parent's caller. */
@@ -78,6 +84,12 @@ export interface Engine {
   resume(agentId: string): Promise<RunOutcome>;
   /** Cancels the agent's run in progress and its sub-agents' runs; false if nothing ran. */
   cancel(agentId: string): Promise<boolean>;
+  /**
+   * Folds the older messages of one of the agent's conversations into its summary now, between
+   * its runs (Letta's `summarize` and conversation `compact`); a conflict while a run is in
+   * progress or waits.
+   */
+  compact(agentId: string, request: CompactRequest): Promise<CompactResult>;
   /** Resolves when run `runId` of the agent stops for its caller (at once if it has). */
   awaitRun(agentId: string, runId: string): Promise<RunOutcome>;
 

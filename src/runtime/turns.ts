@@ -1,3 +1,4 @@
+import { type CompactRequest, type CompactResult, compactNow } from "../agent/compact-now.js";
 import type { LoopObserver } from "../agent/observer.js";
 import { type LoopDeps, resumeSession, type TurnResult } from "../agent/run-turn.js";
 import type { Clock } from "../core/clock.js";
@@ -49,18 +50,7 @@ export class Turns {
     // First, so that the deps below see the reloaded history, not one a failure left behind.
     await this.ensureFresh(activation);
     const controller = new AbortController();
-    const deps: LoopDeps = {
-      model: activation.model,
-      tools: activation.tools,
-      store: this.options.store,
-      clock: this.options.clock,
-      ids: this.options.ids,
-      workspace: activation.workspace,
-      history: activation.history,
-      signal: controller.signal,
-      ...(this.options.observer && { observer: this.options.observer }),
-      ...this.hooks.extras(activation),
-    };
+    const deps = this.#deps(activation, controller);
     activation.controller = controller;
     try {
       const result = await turn(deps);
@@ -76,6 +66,40 @@ export class Turns {
     } finally {
       activation.controller = null;
     }
+  }
+
+  /** Summarises a conversation's older messages now, between runs (`agent/compact-now.ts`). */
+  async compact(activation: Activation, request: CompactRequest): Promise<CompactResult> {
+    await this.ensureFresh(activation);
+    const controller = new AbortController();
+    activation.controller = controller;
+    try {
+      const done = await compactNow(
+        activation.agent,
+        activation.state,
+        request,
+        this.#deps(activation, controller),
+      );
+      activation.state = done.state;
+      return done.result;
+    } finally {
+      activation.controller = null;
+    }
+  }
+
+  #deps(activation: Activation, controller: AbortController): LoopDeps {
+    return {
+      model: activation.model,
+      tools: activation.tools,
+      store: this.options.store,
+      clock: this.options.clock,
+      ids: this.options.ids,
+      workspace: activation.workspace,
+      history: activation.history,
+      signal: controller.signal,
+      ...(this.options.observer && { observer: this.options.observer }),
+      ...this.hooks.extras(activation),
+    };
   }
 
   /** Reloads what a failed run may have left behind in memory; refuses work mid-handover. */

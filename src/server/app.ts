@@ -10,9 +10,11 @@ import type { AgentService } from "../service/agent-service.js";
 import type { BlockService } from "../service/block-service.js";
 import type { CatalogService } from "../service/catalog-service.js";
 import type { ChainService } from "../service/chain-service.js";
+import type { ConversationService } from "../service/conversation-service.js";
 import type { ForkService } from "../service/fork-service.js";
 import type { McpServerService } from "../service/mcp-server-service.js";
 import type { MemoryService } from "../service/memory-service.js";
+import type { MessageQueryService } from "../service/message-query-service.js";
 import type { MessageService } from "../service/message-service.js";
 import type { ReplayService } from "../service/replay-service.js";
 import type { RunService } from "../service/run-service.js";
@@ -31,6 +33,8 @@ import { agentRoutes } from "./routes/agents.js";
 import { blockRoutes } from "./routes/blocks.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { chainRoutes } from "./routes/chains.js";
+import { conversationRoutes } from "./routes/conversations.js";
+import { globalMessageRoutes } from "./routes/global-messages.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { memoryRoutes } from "./routes/memory.js";
@@ -71,6 +75,10 @@ export interface Services {
   steps?: StepService;
   /** Scheduled messages (`/v1/agents/{id}/schedule`). */
   schedules?: ScheduleService;
+  /** Letta's `/v1/conversations` (decision 026). */
+  conversations?: ConversationService;
+  /** Letta's `/v1/messages` across agents, and `summarize`. */
+  messageQueries?: MessageQueryService;
 }
 
 export interface AppOptions {
@@ -176,6 +184,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (options.services.mcpServers) mcpServerRoutes(app, options.services.mcpServers);
     if (options.services.steps) stepRoutes(app, options.services.steps, options.services.messages);
     if (options.services.schedules) scheduleRoutes(app, options.services.schedules);
+    const { conversations, messageQueries, messages, runs } = options.services;
+    if (conversations) conversationRoutes(app, { conversations, messages, runs });
+    if (messageQueries) globalMessageRoutes(app, messageQueries);
     const { replay, forks } = options.services;
     if (replay && forks) replayForkRoutes(app, { replay, forks });
   }

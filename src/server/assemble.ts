@@ -23,9 +23,11 @@ import { AgentService } from "../service/agent-service.js";
 import { BlockService } from "../service/block-service.js";
 import { CatalogService } from "../service/catalog-service.js";
 import { ChainService } from "../service/chain-service.js";
+import { ConversationService } from "../service/conversation-service.js";
 import { ForkService } from "../service/fork-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
 import { MemoryService } from "../service/memory-service.js";
+import { MessageQueryService } from "../service/message-query-service.js";
 import { MessageService } from "../service/message-service.js";
 import { ReplayService } from "../service/replay-service.js";
 import { RunService } from "../service/run-service.js";
@@ -305,6 +307,8 @@ async function wire(
       mcpServers: new McpServerService(ctx, hub, apiStdio),
       steps: new StepService(ctx),
       schedules: new ScheduleService(ctx, scheduled),
+      conversations: new ConversationService(ctx),
+      messageQueries: new MessageQueryService(ctx),
     },
     engine,
     store,

@@ -18,6 +18,7 @@ export interface ErrorBody {
 const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   VALIDATION_ERROR: 422,
   INVALID_APPROVAL: 400,
+  INVALID_ARGUMENT: 400,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PENDING_APPROVAL: 409,

@@ -89,6 +89,7 @@ export class MessageService {
     projectId: string,
     agentId: string,
     body: SendMessagesRequest,
+    conversationId: string | null = null,
   ): Promise<LettaResponse> {
     const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
     let failure: { message: string; kind?: string | undefined } | undefined;
@@ -101,6 +102,7 @@ export class MessageService {
       outcome = await this.#run(agentId, body, input, {
         ...clientTools,
         ...(runId ? { runId } : {}),
+        conversationId,
       });
     } finally {
       unsubscribe();
@@ -120,6 +122,7 @@ export class MessageService {
     agentId: string,
     body: SendMessagesRequest,
     write: (event: AgentEvent) => void,
+    conversationId: string | null = null,
   ): Promise<void> {
     const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
     const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
@@ -129,6 +132,7 @@ export class MessageService {
       const outcome = await this.#run(agentId, body, input, {
         ...clientTools,
         ...(runId ? { runId } : {}),
+        conversationId,
       });
       if (outcome.duplicate) replay(agentId, outcome, write);
     } finally {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from "vitest";
 import { agentCases } from "./contract/agent-cases.js";
 import { blockCases } from "./contract/block-cases.js";
 import { chainRunCases } from "./contract/chain-run-cases.js";
+import { conversationCases } from "./contract/conversation-cases.js";
 import {
   agentRecord,
   block,
@@ -85,5 +86,6 @@ export function storeContract(
     replayHistoryCases(t);
     blockCases(t);
     scheduleCases(t, options);
+    conversationCases(t, options);
   });
 }

@@ -9,6 +9,7 @@ import type { ScheduledMessageRecord } from "../records/scheduled-message.js";
 import type { SessionState } from "../records/session-state.js";
 import type { StepFeedback, StepRecord } from "../records/step-record.js";
 import type { BlockStore } from "./block-store.js";
+import type { ConversationStore } from "./conversation-store.js";
 import type { TurnStore } from "./turn-store.js";
 import type { VectorStore } from "./vector-store.js";
 
@@ -115,6 +116,8 @@ export interface Store extends TurnStore {
   /** Core blocks as entities: standalone, or shared by several agents (`block-store.ts`). */
   readonly blocks: BlockStore;
   readonly schedules: ScheduleStore;
+  /** Conversations of agents, and message reads across agents or within a conversation. */
+  readonly conversations: ConversationStore;
   /** Vectors of passages and messages, written after their rows (hybrid search). */
   readonly vectors: VectorStore;
   /** Creates an agent and its blocks atomically; an existing id is an error. */

@@ -54,8 +54,15 @@ export interface StepCommit {
 export interface TurnStore {
   /** The agent's core blocks as last committed. */
   loadBlocks(agentId: string): Promise<CoreBlock[]>;
-  /** The newest `limit` messages of the agent, oldest first. */
-  recentMessages(agentId: string, limit: number): Promise<AgentMessage[]>;
+  /**
+   * The newest `limit` messages of the agent, oldest first: of every conversation, or with
+   * `conversationId` of that one only (null: the default conversation, messages without one).
+   */
+  recentMessages(
+    agentId: string,
+    limit: number,
+    conversationId?: string | null,
+  ): Promise<AgentMessage[]>;
   searchMessages(agentId: string, query: string, options: MessageSearch): Promise<MessageHit[]>;
   searchPassages(agentId: string, query: string, options: PassageSearch): Promise<Passage[]>;
   getRun(runId: string): Promise<RunRecord | null>;

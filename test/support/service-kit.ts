@@ -11,8 +11,10 @@ import { AgentService } from "../../src/service/agent-service.js";
 import { BlockService } from "../../src/service/block-service.js";
 import { CatalogService } from "../../src/service/catalog-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
+import { ConversationService } from "../../src/service/conversation-service.js";
 import { ForkService } from "../../src/service/fork-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
+import { MessageQueryService } from "../../src/service/message-query-service.js";
 import { MessageService } from "../../src/service/message-service.js";
 import { ReplayService } from "../../src/service/replay-service.js";
 import { RunService } from "../../src/service/run-service.js";
@@ -82,6 +84,8 @@ export function serviceKit(
     catalog: new CatalogService(ctx),
     steps: new StepService(ctx),
     schedules: new ScheduleService(ctx, scheduleLoop),
+    conversations: new ConversationService(ctx),
+    messageQueries: new MessageQueryService(ctx),
   };
   return { store, config, clock, ids, model, runtime, ctx, services, scheduleLoop };
 }

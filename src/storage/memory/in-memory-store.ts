@@ -20,6 +20,7 @@ import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
 import { InMemoryBlocks } from "./blocks.js";
 import { InMemoryChainRuns } from "./chain-runs.js";
+import { InMemoryConversations, inConversation } from "./conversations.js";
 import { searchMessages, searchPassages } from "./full-text.js";
 import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
@@ -58,6 +59,18 @@ class InMemoryStore implements Store {
   );
   /** In creation order (a Map keeps insertion order). */
   private readonly agents = new Map<string, AgentRows>();
+  readonly conversations = new InMemoryConversations({
+    agent: (agentId) => this.agents.get(agentId),
+    agentIds: () => [...this.agents.keys()],
+    messageSeq: (messageId) => this.messageOrder.get(messageId),
+    append: (agentId, messages) => {
+      const rows = this.agent(agentId);
+      if (messages.some((m) => this.messageOrder.has(m.id)))
+        throw new ConflictError("a message id is taken");
+      for (const m of messages) this.messageOrder.set(m.id, ++this.messagesStored);
+      rows.messages.push(...copy(messages));
+    },
+  });
   /**
    * Message ids (unique across agents, as in the SQLite store) with their place among all
    * messages ever stored, 1, 2, …: SQLite's `messages.seq`.
@@ -122,6 +135,7 @@ class InMemoryStore implements Store {
     this.schedules.deleteAgent(id);
     this.steps.deleteAgent(id);
     this.blocks.forgetAgent(id);
+    this.conversations.forgetAgent(id);
     this.agents.delete(id);
     this.history.forget(id);
     return true;
@@ -175,10 +189,17 @@ class InMemoryStore implements Store {
     this.steps.update(agentId, stepUpdates ?? []);
   }
 
-  async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
+  async recentMessages(
+    agentId: string,
+    limit: number,
+    conversationId?: string | null,
+  ): Promise<AgentMessage[]> {
     const count = Math.floor(limit);
     if (!(count > 0)) return [];
-    return (this.agents.get(agentId)?.messages.slice(-count) ?? []).map(copy);
+    const all = this.agents.get(agentId)?.messages ?? [];
+    const kept =
+      conversationId === undefined ? all : all.filter((m) => inConversation(m, conversationId));
+    return kept.slice(-count).map(copy);
   }
 
   async listMessages(agentId: string, page: PageQuery): Promise<AgentMessage[]> {

@@ -208,6 +208,21 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX scheduled_messages_by_agent ON scheduled_messages (agent_id, seq);
   CREATE INDEX scheduled_messages_by_due ON scheduled_messages (next_at_ms);
   `,
+  // 5: conversations (decision 026): an agent's conversations, and the conversation of each
+  // message, read from its body (NULL: the agent's default conversation).
+  `
+  CREATE TABLE conversations (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX conversations_by_agent ON conversations (agent_id, seq);
+  ALTER TABLE messages ADD COLUMN conversation_id text
+    GENERATED ALWAYS AS (body ->> 'conversation_id') STORED;
+  CREATE INDEX messages_by_conversation ON messages (conversation_id, seq)
+    WHERE conversation_id IS NOT NULL;
+  `,
 ];
 
 /** Serialises migrators of one schema: any number of servers may start at once. */

@@ -22,6 +22,7 @@ import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js"
 import { createFor, forgetAgent, PostgresBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { commitStep } from "./commit.js";
+import { PostgresConversations } from "./conversations.js";
 import { ownedQueryTerms } from "./full-text.js";
 import {
   memoryHistory,
@@ -65,6 +66,7 @@ export class PostgresStore implements Store {
   readonly schedules: PostgresSchedules;
   readonly vectors: PostgresVectors;
   readonly blocks: PostgresBlocks;
+  readonly conversations: PostgresConversations;
   private closed = false;
 
   constructor(private readonly pool: pg.Pool) {
@@ -72,6 +74,7 @@ export class PostgresStore implements Store {
     this.blocks = new PostgresBlocks(pool);
     this.schedules = new PostgresSchedules(pool);
     this.vectors = new PostgresVectors(pool);
+    this.conversations = new PostgresConversations(pool);
   }
 
   private async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
@@ -165,9 +168,15 @@ export class PostgresStore implements Store {
     return memoryHistory(this.pool, agentId);
   }
 
-  async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
+  async recentMessages(
+    agentId: string,
+    limit: number,
+    conversationId?: string | null,
+  ): Promise<AgentMessage[]> {
     const count = Math.floor(limit);
     if (!(count > 0)) return [];
+    if (conversationId !== undefined)
+      return (await this.conversations.recentRows(agentId, count, conversationId)).reverse();
     const rows = await this.rows(SQL.recentMessages, [agentId, count]);
     return bodies(rows, AgentMessage, "message").reverse();
   }

@@ -299,6 +299,20 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX scheduled_messages_by_agent ON scheduled_messages (agent_id, seq);
   CREATE INDEX scheduled_messages_by_due ON scheduled_messages (next_at_ms);
   `,
+  // 13: conversations (decision 026): an agent's conversations, and the conversation of each
+  // message (NULL: the agent's default conversation, as every message before had).
+  `
+  CREATE TABLE conversations (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    body TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX conversations_by_agent ON conversations (agent_id, seq);
+  ALTER TABLE messages ADD COLUMN conversation_id TEXT;
+  CREATE INDEX messages_by_conversation ON messages (conversation_id, seq)
+    WHERE conversation_id IS NOT NULL;
+  `,
 ];
 
 /**

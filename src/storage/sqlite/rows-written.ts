@@ -22,6 +22,7 @@ export function writeMessage(
     found?.role ?? null,
     found?.text ?? null,
     JSON.stringify(message),
+    message.conversation_id ?? null,
   );
   if (found) sql.indexMessage.run(lastInsertRowid, ownedTerms(agentKey, found.text));
   return Number(lastInsertRowid);

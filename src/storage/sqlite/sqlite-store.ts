@@ -23,6 +23,7 @@ import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js"
 import { SqliteBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
+import { SqliteConversations } from "./conversations.js";
 import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteHistory } from "./history.js";
@@ -80,6 +81,7 @@ export class SqliteStore implements Store {
     private readonly durability: Durability,
     readonly mcpServers = new SqliteMcpServers(db),
     readonly schedules = new SqliteSchedules(db),
+    readonly conversations = new SqliteConversations(db, sql),
     readonly vectors = new SqliteVectors(db),
     private readonly steps = new SqliteSteps(db),
     private readonly history = new SqliteHistory(db),
@@ -213,9 +215,15 @@ export class SqliteStore implements Store {
       });
   }
 
-  async recentMessages(agentId: string, limit: number): Promise<AgentMessage[]> {
+  async recentMessages(
+    agentId: string,
+    limit: number,
+    conversationId?: string | null,
+  ): Promise<AgentMessage[]> {
     const count = Math.floor(limit);
     if (!(count > 0)) return [];
+    if (conversationId !== undefined)
+      return this.conversations.recentRows(agentId, count, conversationId).reverse();
     const rows = this.sql.recentMessages.all(agentId, count);
     return bodies(rows, AgentMessage, "message").reverse();
   }

@@ -25,8 +25,8 @@ const SQL = {
     ORDER BY seq DESC LIMIT ?`,
 
   insertMessage: `INSERT INTO messages
-    (id, agent_id, message_type, created_at, search_role, search_text, body)
-    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    (id, agent_id, message_type, created_at, search_role, search_text, body, conversation_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   runStart: "SELECT agent_id, first_seq FROM runs WHERE id = ?",
   runMessages: `SELECT body FROM messages
     WHERE agent_id = ?1 AND seq >= ?2 AND json_extract(body, '$.run_id') = ?3 ORDER BY seq`,
