@@ -68,7 +68,7 @@ types:
   it("checks chains: the shipped example is ok; each mistake has its path, at start-up too", () => {
     const example = new URL("../examples/investigation.yaml", import.meta.url).pathname;
     const good = runCli(["config", "check", example]);
-    expect(good.stdout).toContain("ok (12 agent types, 11 tool packs, 1 chain)");
+    expect(good.stdout).toContain("ok (12 agent types, 12 tool packs, 1 chain)");
     expect(good.status).toBe(0);
     const path = file(
       "chains.yaml",

@@ -2,6 +2,7 @@ import { AssertionError, assert } from "../core/errors.js";
 import type { ModelResponse, ReasoningRequest } from "../llm/model.js";
 import { ModelError } from "../llm/model-error.js";
 import { withStructuredOutput } from "../llm/structured-output.js";
+import { loadDirectories } from "../memory/directories.js";
 import type { RecordedResponse } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
 import { checkClientArguments, clientToolDeclaration } from "../tools/client-tools.js";
@@ -216,10 +217,12 @@ async function callModel(
   const caps = agent.config.capabilities;
   const forced = toolChoiceFor(agent.config, state) === "required";
   const recent = await recentHistory(ctx, true, state.conversation_id);
+  const directories = await loadDirectories(deps.store.folders, agent.id, deps.model.contextWindow);
   const build = (current: SessionState) =>
     buildRequest({
       systemPrompt: agent.systemPrompt,
       blocks: ctx.memory.blocks(),
+      directories,
       capabilities: caps,
       history: historyInScope(recent, current, caps),
       preface: contextPreface(current),

@@ -9,6 +9,8 @@ import { toModelMessages } from "./history.js";
 export interface PromptInput {
   systemPrompt: string;
   blocks: readonly CoreBlock[];
+  /** The attached folders and open files (`<directories>`), after the blocks; none if empty. */
+  directories?: string;
   capabilities: EffectiveCapabilities;
   history: readonly AgentMessage[];
   /** Messages that open the conversation before the history (summary, recall); always kept. */
@@ -27,10 +29,9 @@ export type BuiltPrompt =
 
 /** Builds one model request; fails only when the system prompt alone cannot fit the window. */
 export function buildRequest(input: PromptInput): BuiltPrompt {
-  const system = renderSystem(
-    input.systemPrompt,
-    input.blocks,
-    input.capabilities.memory.core_memory,
+  const system = withDirectories(
+    renderSystem(input.systemPrompt, input.blocks, input.capabilities.memory.core_memory),
+    input.directories,
   );
   const tools = input.tools.map((tool) => toolSpec(tool, input.capabilities));
   const preface = input.preface ?? [];
@@ -71,6 +72,11 @@ export function renderSystem(
       `<value>\n${block.value}\n</value>\n</${block.label}>`,
   );
   return `${prompt}\n\n<memory_blocks>\nThese memory blocks are always in view.\n${rendered.join("\n")}\n</memory_blocks>`;
+}
+
+/** The system prompt with the agent's directories (attached folders, open files) after it. */
+export function withDirectories(system: string, directories: string | undefined): string {
+  return directories ? `${system}\n\n${directories}` : system;
 }
 
 /** A tool as the model sees it, with the heartbeat and intent arguments the type asks for. */

@@ -3,6 +3,7 @@ import type { HoldfastConfig } from "../config/config-file.js";
 import { prepareSandbox } from "../config/sandbox-section.js";
 import { prepareWebTools } from "../config/web-section.js";
 import { builtinImplementations } from "../server/builtin-tools.js";
+import { createInMemoryStore } from "../storage/memory/in-memory-store.js";
 import { LiveToolCatalogue } from "../tools/live-catalogue.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
@@ -66,7 +67,8 @@ async function configAsServed(configFlag: string | undefined): Promise<HoldfastC
   const { config: sandboxed, detection } = await prepareSandbox(config, []);
   const { config: prepared, web } = prepareWebTools(sandboxed, process.env);
   const sandbox = detection.ok ? detection.sandbox : null;
-  const builtin = builtinImplementations(prepared, sandbox, web);
+  // The file tools need a store to run; the types shown here only need them to exist.
+  const builtin = builtinImplementations(prepared, sandbox, web, createInMemoryStore().folders);
   return { ...prepared, catalogue: new LiveToolCatalogue(prepared.catalogue, builtin) };
 }
 

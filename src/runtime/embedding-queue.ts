@@ -22,7 +22,8 @@ export interface EmbeddingProgress {
 }
 
 export interface EmbeddingQueueOptions {
-  store: Store;
+  /** Where rows and vectors are: a store's, or any owner's (a folder's chunks) as `vectors`. */
+  store: Pick<Store, "vectors">;
   clock: Clock;
   /** The agent's embedding model handle, or null for none (also for a deleted agent). */
   handleFor(agentId: string): Promise<string | null>;

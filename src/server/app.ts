@@ -5,12 +5,14 @@ import { bodyLimit } from "hono/body-limit";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
+import type { AgentFolderService } from "../service/agent-folder-service.js";
 import type { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import type { AgentService } from "../service/agent-service.js";
 import type { BlockService } from "../service/block-service.js";
 import type { CatalogService } from "../service/catalog-service.js";
 import type { ChainService } from "../service/chain-service.js";
 import type { ConversationService } from "../service/conversation-service.js";
+import type { FolderService } from "../service/folder-service.js";
 import type { ForkService } from "../service/fork-service.js";
 import type { McpServerService } from "../service/mcp-server-service.js";
 import type { MemoryService } from "../service/memory-service.js";
@@ -27,6 +29,7 @@ import { refuseDeepBodies } from "./body-depth.js";
 import { consoleRoutes, DEFAULT_CONSOLE_DIR } from "./console-assets.js";
 import { body, errorResponse } from "./error-response.js";
 import { type LogSink, requestLog } from "./request-log.js";
+import { agentFolderRoutes } from "./routes/agent-folders.js";
 import { agentMaintenanceRoutes } from "./routes/agent-maintenance.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
 import { agentRoutes } from "./routes/agents.js";
@@ -34,6 +37,7 @@ import { blockRoutes } from "./routes/blocks.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { chainRoutes } from "./routes/chains.js";
 import { conversationRoutes } from "./routes/conversations.js";
+import { folderRoutes } from "./routes/folders.js";
 import { globalMessageRoutes } from "./routes/global-messages.js";
 import { healthRoutes } from "./routes/health.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
@@ -79,6 +83,9 @@ export interface Services {
   conversations?: ConversationService;
   /** Letta's `/v1/messages` across agents, and `summarize`. */
   messageQueries?: MessageQueryService;
+  /** Folders and files (`/v1/folders`), and agents' folders and open files. */
+  folders?: FolderService;
+  agentFolders?: AgentFolderService;
 }
 
 export interface AppOptions {
@@ -187,6 +194,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     const { conversations, messageQueries, messages, runs } = options.services;
     if (conversations) conversationRoutes(app, { conversations, messages, runs });
     if (messageQueries) globalMessageRoutes(app, messageQueries);
+    if (options.services.folders) folderRoutes(app, options.services.folders);
+    if (options.services.agentFolders) agentFolderRoutes(app, options.services.agentFolders);
     const { replay, forks } = options.services;
     if (replay && forks) replayForkRoutes(app, { replay, forks });
   }

@@ -18,12 +18,15 @@ import { startTracing } from "../observability/tracing.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import { type Embeddings, wireEmbeddings } from "../runtime/embeddings.js";
 import type { ServiceContext } from "../service/agent-access.js";
+import { AgentFolderService } from "../service/agent-folder-service.js";
 import { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import { AgentService } from "../service/agent-service.js";
 import { BlockService } from "../service/block-service.js";
 import { CatalogService } from "../service/catalog-service.js";
 import { ChainService } from "../service/chain-service.js";
 import { ConversationService } from "../service/conversation-service.js";
+import { type FolderEmbedding, folderEmbedding } from "../service/folder-embedding.js";
+import { FolderService } from "../service/folder-service.js";
 import { ForkService } from "../service/fork-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
 import { MemoryService } from "../service/memory-service.js";
@@ -111,6 +114,8 @@ export interface Assembled {
   store: Store;
   /** The background embedding of memory, and which models the config names. */
   embeddings: Embeddings;
+  /** The background embedding of folders' chunks. */
+  folderEmbedding: FolderEmbedding;
   /** What the SQLite store runs with, read back from SQLite; null for the other stores. */
   durability: DurabilityInForce | null;
   /** The PostgreSQL store's settings, when it is the store. */
@@ -189,7 +194,16 @@ async function wire(
   // Without a search provider (or its key) web_search is withheld, with the reason.
   const { config: withWeb, web } = prepareWebTools(prepared.config, env);
   const apiStdio = stdioFromApiAllowed(withWeb, options.bearerTokens === true);
+  const folderVectors = folderEmbedding({
+    folders: plainStore.folders,
+    providers: withWeb.providers,
+    env,
+    clock: systemClock,
+    ...(options.embeddingRetry && { retry: options.embeddingRetry }),
+    ...(options.onEmbeddingEvent && { log: options.onEmbeddingEvent }),
+  });
   const sources = await startToolSources({
+    nearestChunks: folderVectors.nearest,
     config: withWeb,
     apiStdio,
     store: plainStore,
@@ -265,6 +279,7 @@ async function wire(
     checkModel,
     checkEmbedding: (handle: string) => checkEmbeddingReady(handle, config.providers, env),
     embeddings,
+    folderEmbedding: folderVectors,
   };
   metrics.watch({
     activeAgents: () => engine.activeCount,
@@ -272,6 +287,7 @@ async function wire(
   });
   const failedToResume = await engine.start();
   await embeddings.queue.start();
+  await folderVectors.queue.start();
   const chains = new ChainRunner(
     { store, engine, config, ids: randomIds, clock: systemClock },
     options.onChainError,
@@ -309,10 +325,13 @@ async function wire(
       schedules: new ScheduleService(ctx, scheduled),
       conversations: new ConversationService(ctx),
       messageQueries: new MessageQueryService(ctx),
+      folders: new FolderService(ctx),
+      agentFolders: new AgentFolderService(ctx),
     },
     engine,
     store,
     embeddings,
+    folderEmbedding: folderVectors,
     durability,
     postgres,
     metrics,
@@ -321,6 +340,7 @@ async function wire(
       scheduled.stop();
       await engine.shutdown();
       await embeddings.queue.stop();
+      await folderVectors.queue.stop();
       await tracing?.shutdown();
       await hub.closeAll();
       await store.close();

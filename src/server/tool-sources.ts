@@ -1,6 +1,7 @@
 import type { HoldfastConfig } from "../config/config-file.js";
 import type { Clock } from "../core/clock.js";
 import type { Store } from "../storage/store.js";
+import type { NearestChunks } from "../tools/files/index.js";
 import { LiveToolCatalogue } from "../tools/live-catalogue.js";
 import { McpHub } from "../tools/mcp/mcp-hub.js";
 import { McpServerConfig } from "../tools/mcp/mcp-server-config.js";
@@ -31,11 +32,19 @@ export async function startToolSources(options: {
   apiStdio: boolean;
   sandbox: Sandbox | null;
   web?: WebSettings;
+  /** Vector search of folders' chunks, for `semantic_search_files`. */
+  nearestChunks?: NearestChunks;
   clock: Clock;
   log?: (message: string) => void;
 }): Promise<ToolSources> {
   const { config, store, clock, log } = options;
-  const builtin = builtinImplementations(config, options.sandbox, options.web);
+  const builtin = builtinImplementations(
+    config,
+    options.sandbox,
+    options.web,
+    store.folders,
+    options.nearestChunks,
+  );
   const catalogue = new LiveToolCatalogue(config.catalogue, builtin);
   const hub = new McpHub({ catalogue, clock, ...(log ? { log } : {}) });
   for (const [name, server] of Object.entries(config.mcpServers)) hub.add(name, server, "config");

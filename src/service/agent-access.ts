@@ -15,6 +15,8 @@ import { effectiveCapabilities } from "../types/capabilities.js";
 import { embeddingHandleOf } from "../types/embedding-handle.js";
 import { AgentOverrides } from "../types/overrides.js";
 import { agentRunState } from "./agent-run-state.js";
+import type { FolderEmbedding } from "./folder-embedding.js";
+import { folderView } from "./folder-views.js";
 import { agentStateView } from "./letta-views.js";
 
 /** What every service operation works with. */
@@ -33,6 +35,8 @@ export interface ServiceContext {
   checkEmbedding?(handle: string): string | undefined;
   /** Background embedding of memory, where hybrid search is wired (the server). */
   readonly embeddings?: Embeddings;
+  /** Background embedding of folders' chunks, where the server wires it. */
+  readonly folderEmbedding?: FolderEmbedding;
 }
 
 /** Why an agent cannot use this embedding model, or undefined if it can. */
@@ -87,7 +91,15 @@ export async function agentState(
     runState: await agentRunState(ctx.store, agent.record.project_id, agent.record.id, include),
     embedding: embeddingHandleOf(agent.type, agent.overrides),
     embeddingStatus: (await ctx.embeddings?.queue.progress(agent.record.id)) ?? null,
+    sources: await attachedFolders(ctx, agent.record.id),
   });
+}
+
+/** The folders attached to the agent, as Letta's `sources`. */
+async function attachedFolders(ctx: ServiceContext, agentId: string) {
+  const ids = await ctx.store.folders.agentFolders(agentId);
+  const found = await Promise.all(ids.map((id) => ctx.store.folders.getFolder(id)));
+  return found.flatMap((folder) => (folder ? [folderView(folder)] : []));
 }
 
 /**

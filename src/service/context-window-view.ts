@@ -1,10 +1,11 @@
 import { estimateTokens, messageTokens } from "../agent/context-window.js";
 import { afterReset } from "../agent/history-window.js";
 import { DEFAULT_HISTORY_LIMIT, DEFAULT_MAX_OUTPUT_TOKENS } from "../agent/perform-step.js";
-import { buildRequest, renderSystem } from "../agent/prompt.js";
+import { buildRequest, renderSystem, withDirectories } from "../agent/prompt.js";
 import { allowedByRules } from "../agent/tool-rules.js";
 import { createTurnAgent } from "../agent/turn-agent.js";
 import type { ModelMessage } from "../llm/model.js";
+import { loadDirectories } from "../memory/directories.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 
 const ALL = 100_000;
@@ -38,7 +39,7 @@ function messageView(message: ModelMessage) {
  * Letta's `ContextWindowOverview` of the agent's next model call, built by the loop's own
  * prompt builder (`buildRequest`) from what the next turn's first call would send: the system
  * prompt, the rendered core memory, the tools the rules allow on a first call, and the history
- * that fits. Token counts use the loop's estimate, the one it fits the window with. Holdfast
+ * that fits; core memory includes the attached folders and open files, as Letta's does. Token counts use the loop's estimate, the one it fits the window with. Holdfast
  * puts no external-memory summary in its prompt, so that part is empty.
  */
 export async function contextWindowOverview(
@@ -69,9 +70,11 @@ export async function contextWindowOverview(
     ? afterReset(await ctx.store.recentMessages(agentId, DEFAULT_HISTORY_LIMIT), turn.contextAfter)
     : [];
   const contextWindow = ctx.modelFor(caps.model ?? ctx.defaultModel).contextWindow;
+  const directories = await loadDirectories(ctx.store.folders, agentId, contextWindow);
   const built = buildRequest({
     systemPrompt: turn.systemPrompt,
     blocks,
+    directories,
     capabilities: caps,
     history,
     tools,
@@ -79,7 +82,10 @@ export async function contextWindowOverview(
     contextWindow,
     maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
   });
-  const system = renderSystem(turn.systemPrompt, blocks, caps.memory.core_memory);
+  const system = withDirectories(
+    renderSystem(turn.systemPrompt, blocks, caps.memory.core_memory),
+    directories,
+  );
   const coreMemory = system.slice(turn.systemPrompt.length);
   const request = built.ok ? built.request : null;
   const evicted = built.ok ? built.evicted : 0;

@@ -8,6 +8,7 @@ import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import type { AgentRunState } from "./agent-run-state.js";
 import { embeddingModelView } from "./embedding-views.js";
+import type { FolderView } from "./folder-views.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -48,6 +49,8 @@ export function agentStateView(input: {
   embedding: string | null;
   /** How far its memory is embedded, where the server embeds (null elsewhere). */
   embeddingStatus: EmbeddingProgress | null;
+  /** Its attached folders, as Letta's `sources`. */
+  sources?: FolderView[];
 }) {
   const { record, capabilities } = input;
   const blocks = input.blocks.map(blockView);
@@ -82,7 +85,7 @@ export function agentStateView(input: {
     memory: { blocks },
     tools: input.tools.map((tool) => toolView(tool, approval.get(tool.name) ?? false)),
     tool_rules: record.tool_rules,
-    sources: [],
+    sources: input.sources ?? [],
     created_at: iso(record.created_at_ms),
     updated_at: iso(record.updated_at_ms),
     capabilities,

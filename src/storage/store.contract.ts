@@ -11,6 +11,7 @@ import {
   step,
   userMessage,
 } from "./contract/fixtures.js";
+import { folderCases, folderVectorCases } from "./contract/folder-cases.js";
 import { historyCases } from "./contract/history-cases.js";
 import { mcpServerCases } from "./contract/mcp-server-cases.js";
 import { memoryQueryCases } from "./contract/memory-query-cases.js";
@@ -81,6 +82,8 @@ export function storeContract(
     chainRunCases(t, options);
     memoryQueryCases(t);
     mcpServerCases(t, options);
+    folderCases(t, options);
+    folderVectorCases(t);
     vectorCases(t, options);
     stepCases(t, options);
     replayHistoryCases(t);

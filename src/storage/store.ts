@@ -10,6 +10,7 @@ import type { SessionState } from "../records/session-state.js";
 import type { StepFeedback, StepRecord } from "../records/step-record.js";
 import type { BlockStore } from "./block-store.js";
 import type { ConversationStore } from "./conversation-store.js";
+import type { FolderStore } from "./folder-store.js";
 import type { TurnStore } from "./turn-store.js";
 import type { VectorStore } from "./vector-store.js";
 
@@ -118,6 +119,8 @@ export interface Store extends TurnStore {
   readonly schedules: ScheduleStore;
   /** Conversations of agents, and message reads across agents or within a conversation. */
   readonly conversations: ConversationStore;
+  /** Folders and files (Letta's sources), and the agents they are attached to. */
+  readonly folders: FolderStore;
   /** Vectors of passages and messages, written after their rows (hybrid search). */
   readonly vectors: VectorStore;
   /** Creates an agent and its blocks atomically; an existing id is an error. */

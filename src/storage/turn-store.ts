@@ -4,6 +4,7 @@ import type { AgentMessage } from "../records/messages.js";
 import type { JournalEntry } from "../records/run-journal.js";
 import type { SessionState } from "../records/session-state.js";
 import type { StepRecord, StepUpdate } from "../records/step-record.js";
+import type { FolderStore } from "./folder-store.js";
 
 /** How a passage search filters: tags (all of / any of) and the creation time range. */
 export interface PassageSearch {
@@ -68,4 +69,6 @@ export interface TurnStore {
   getRun(runId: string): Promise<RunRecord | null>;
   /** Commits a step atomically: messages, memory changes, the session checkpoint, the run and steps. */
   commit(step: StepCommit): Promise<void>;
+  /** The agent's folders and open files, shown in its context; none without it. */
+  readonly folders?: Pick<FolderStore, "agentFolders" | "agentFiles" | "getFolder">;
 }

@@ -1,4 +1,5 @@
 import { assert } from "../core/errors.js";
+import { FOLDER_TOOLS } from "./builtin/folder-tools.js";
 import { LETTA_TOOLS } from "./builtin/letta-tools.js";
 import { WORKSPACE_TOOLS } from "./builtin/workspace-tools.js";
 import type { ToolDeclaration } from "./tool-declaration.js";
@@ -49,6 +50,7 @@ export const BUILTIN_PACKS: Readonly<Record<string, readonly string[]>> = {
   web: ["web_search", "web_fetch"],
   http: ["http_request"],
   spawn: ["spawn_agent", "list_agent_types"],
+  files: ["open_files", "grep_files", "semantic_search_files"],
 };
 
 /** Builds a catalogue; every pack member must be a declared tool and names must be unique. */
@@ -73,7 +75,7 @@ export function createToolCatalogue(
 
 /** The catalogue of built-in tools and packs. */
 export function builtinToolCatalogue(): ToolCatalogue {
-  return createToolCatalogue([...LETTA_TOOLS, ...WORKSPACE_TOOLS], BUILTIN_PACKS);
+  return createToolCatalogue([...LETTA_TOOLS, ...WORKSPACE_TOOLS, ...FOLDER_TOOLS], BUILTIN_PACKS);
 }
 
 /** A catalogue with more packs added; the caller has checked names and members. */

@@ -6,12 +6,14 @@ import { createSimModel, type SimModel } from "../../src/llm/sim/sim-model.js";
 import { EmbeddedEngine } from "../../src/runtime/embedded-engine.js";
 import type { Services } from "../../src/server/app.js";
 import type { ServiceContext } from "../../src/service/agent-access.js";
+import { AgentFolderService } from "../../src/service/agent-folder-service.js";
 import { AgentMaintenanceService } from "../../src/service/agent-maintenance-service.js";
 import { AgentService } from "../../src/service/agent-service.js";
 import { BlockService } from "../../src/service/block-service.js";
 import { CatalogService } from "../../src/service/catalog-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
 import { ConversationService } from "../../src/service/conversation-service.js";
+import { FolderService } from "../../src/service/folder-service.js";
 import { ForkService } from "../../src/service/fork-service.js";
 import { MemoryService } from "../../src/service/memory-service.js";
 import { MessageQueryService } from "../../src/service/message-query-service.js";
@@ -25,6 +27,7 @@ import { StepService } from "../../src/service/step-service.js";
 import { ToolService } from "../../src/service/tool-service.js";
 import { createInMemoryStore } from "../../src/storage/memory/in-memory-store.js";
 import type { Store } from "../../src/storage/store.js";
+import { folderToolImplementations } from "../../src/tools/files/index.js";
 import { builtinToolImplementations } from "../../src/tools/registry.js";
 
 /**
@@ -43,7 +46,12 @@ export function serviceKit(
     store,
     config,
     ids,
-    tools: builtinToolImplementations({ mode: "none" }),
+    tools: new Map([
+      ...builtinToolImplementations({ mode: "none" }),
+      ...folderToolImplementations(store.folders).map(
+        (tool) => [tool.declaration.name, tool] as const,
+      ),
+    ]),
     modelFor: () => model,
     defaultModel: "sim/demo",
     workspaceFor: (_record, isolation) => ({
@@ -86,6 +94,8 @@ export function serviceKit(
     schedules: new ScheduleService(ctx, scheduleLoop),
     conversations: new ConversationService(ctx),
     messageQueries: new MessageQueryService(ctx),
+    folders: new FolderService(ctx),
+    agentFolders: new AgentFolderService(ctx),
   };
   return { store, config, clock, ids, model, runtime, ctx, services, scheduleLoop };
 }

@@ -21,6 +21,7 @@ import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js"
 import { InMemoryBlocks } from "./blocks.js";
 import { InMemoryChainRuns } from "./chain-runs.js";
 import { InMemoryConversations, inConversation } from "./conversations.js";
+import { InMemoryFolders } from "./folders.js";
 import { searchMessages, searchPassages } from "./full-text.js";
 import { InMemoryHistory } from "./history.js";
 import { InMemoryMcpServers } from "./mcp-servers.js";
@@ -53,6 +54,7 @@ export function createInMemoryStore(): Store {
  */
 class InMemoryStore implements Store {
   readonly mcpServers = new InMemoryMcpServers();
+  readonly folders = new InMemoryFolders((agentId) => this.agents.has(agentId));
   readonly vectors = new InMemoryVectors(
     (agentId) => this.agents.get(agentId),
     () => [...this.agents.keys()],
@@ -136,6 +138,7 @@ class InMemoryStore implements Store {
     this.steps.deleteAgent(id);
     this.blocks.forgetAgent(id);
     this.conversations.forgetAgent(id);
+    this.folders.forgetAgent(id);
     this.agents.delete(id);
     this.history.forget(id);
     return true;

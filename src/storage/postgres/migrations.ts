@@ -223,6 +223,67 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX messages_by_conversation ON messages (conversation_id, seq)
     WHERE conversation_id IS NOT NULL;
   `,
+  // 6: folders and files (Letta's sources, decision 025), as SQLite's migration 14: a file's text
+  // beside its record, chunks with search terms of key 0 (no agent's: a search spans the
+  // folders an agent has), and an agent's file rows hanging off its folder attachment.
+  `
+  CREATE TABLE folders (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    project_id text NOT NULL,
+    name text NOT NULL,
+    body jsonb NOT NULL,
+    UNIQUE (project_id, name)
+  );
+  CREATE TABLE folder_files (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    folder_id text NOT NULL REFERENCES folders (id) ON DELETE CASCADE,
+    body jsonb NOT NULL,
+    content text NOT NULL
+  );
+  CREATE INDEX folder_files_by_folder ON folder_files (folder_id, seq);
+  CREATE TABLE file_chunks (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    file_id text NOT NULL REFERENCES folder_files (id) ON DELETE CASCADE,
+    folder_id text NOT NULL,
+    position integer NOT NULL,
+    text text NOT NULL,
+    terms tsvector NOT NULL
+  );
+  CREATE INDEX file_chunks_by_file ON file_chunks (file_id);
+  CREATE INDEX file_chunks_terms ON file_chunks USING gin (terms);
+  CREATE TABLE agent_folders (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    folder_id text NOT NULL REFERENCES folders (id) ON DELETE CASCADE,
+    UNIQUE (agent_id, folder_id)
+  );
+  CREATE INDEX agent_folders_by_folder ON agent_folders (folder_id, seq);
+  CREATE TABLE agent_files (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    agent_id text NOT NULL,
+    folder_id text NOT NULL,
+    file_id text NOT NULL REFERENCES folder_files (id) ON DELETE CASCADE,
+    body jsonb NOT NULL,
+    UNIQUE (agent_id, file_id),
+    FOREIGN KEY (agent_id, folder_id) REFERENCES agent_folders (agent_id, folder_id)
+      ON DELETE CASCADE
+  );
+  CREATE INDEX agent_files_by_agent ON agent_files (agent_id, seq);
+  `,
+  // 7: vectors of file chunks (decision 025), as passage vectors: one per chunk, tagged with its
+  // model, deleted with the chunk; nearest by exact cosine computed in JavaScript.
+  `
+  CREATE TABLE file_chunk_vectors (
+    row_seq bigint PRIMARY KEY REFERENCES file_chunks (seq) ON DELETE CASCADE,
+    folder_id text NOT NULL,
+    model text NOT NULL,
+    vector real[] NOT NULL
+  );
+  CREATE INDEX file_chunk_vectors_by_folder ON file_chunk_vectors (folder_id, model);
+  `,
 ];
 
 /** Serialises migrators of one schema: any number of servers may start at once. */

@@ -23,6 +23,7 @@ import { createFor, forgetAgent, PostgresBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { commitStep } from "./commit.js";
 import { PostgresConversations } from "./conversations.js";
+import { PostgresFolders } from "./folders.js";
 import { ownedQueryTerms } from "./full-text.js";
 import {
   memoryHistory,
@@ -64,6 +65,7 @@ export async function openPostgresStore(
 export class PostgresStore implements Store {
   readonly mcpServers: PostgresMcpServers;
   readonly schedules: PostgresSchedules;
+  readonly folders: PostgresFolders;
   readonly vectors: PostgresVectors;
   readonly blocks: PostgresBlocks;
   readonly conversations: PostgresConversations;
@@ -73,6 +75,7 @@ export class PostgresStore implements Store {
     this.mcpServers = new PostgresMcpServers(pool);
     this.blocks = new PostgresBlocks(pool);
     this.schedules = new PostgresSchedules(pool);
+    this.folders = new PostgresFolders(pool);
     this.vectors = new PostgresVectors(pool);
     this.conversations = new PostgresConversations(pool);
   }

@@ -313,6 +313,70 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX messages_by_conversation ON messages (conversation_id, seq)
     WHERE conversation_id IS NOT NULL;
   `,
+  // 14: folders and files (Letta's sources, decision 025). A file's text is kept whole beside
+  // its record; its chunks are indexed for full text across folders (plain words, not marked by
+  // agent: a search spans the folders an agent has). An agent's file rows hang off its folder
+  // attachment, so detaching a folder, deleting it or deleting the agent drops them.
+  `
+  CREATE TABLE folders (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    UNIQUE (project_id, name)
+  ) STRICT;
+  CREATE TABLE folder_files (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    folder_id TEXT NOT NULL REFERENCES folders (id) ON DELETE CASCADE,
+    body TEXT NOT NULL,
+    content TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX folder_files_by_folder ON folder_files (folder_id, seq);
+  CREATE TABLE file_chunks (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    file_id TEXT NOT NULL REFERENCES folder_files (id) ON DELETE CASCADE,
+    folder_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    text TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX file_chunks_by_file ON file_chunks (file_id);
+  CREATE VIRTUAL TABLE file_chunks_fts USING fts5 (terms, content = '', contentless_delete = 1);
+  CREATE TRIGGER file_chunks_fts_delete AFTER DELETE ON file_chunks BEGIN
+    DELETE FROM file_chunks_fts WHERE rowid = old.seq;
+  END;
+  CREATE TABLE agent_folders (
+    seq INTEGER PRIMARY KEY,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    folder_id TEXT NOT NULL REFERENCES folders (id) ON DELETE CASCADE,
+    UNIQUE (agent_id, folder_id)
+  ) STRICT;
+  CREATE INDEX agent_folders_by_folder ON agent_folders (folder_id, seq);
+  CREATE TABLE agent_files (
+    seq INTEGER PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    folder_id TEXT NOT NULL,
+    file_id TEXT NOT NULL REFERENCES folder_files (id) ON DELETE CASCADE,
+    body TEXT NOT NULL,
+    UNIQUE (agent_id, file_id),
+    FOREIGN KEY (agent_id, folder_id) REFERENCES agent_folders (agent_id, folder_id)
+      ON DELETE CASCADE
+  ) STRICT;
+  CREATE INDEX agent_files_by_agent ON agent_files (agent_id, seq);
+  `,
+  // 15: vectors of file chunks (decision 025), as passage vectors are kept (migration 8):
+  // float32 blobs tagged with their model, deleted with their chunk.
+  `
+  CREATE TABLE file_chunk_vectors (
+    row_seq INTEGER PRIMARY KEY REFERENCES file_chunks (seq) ON DELETE CASCADE,
+    folder_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL
+  ) STRICT;
+  CREATE INDEX file_chunk_vectors_by_folder ON file_chunk_vectors (folder_id, model);
+  `,
 ];
 
 /**

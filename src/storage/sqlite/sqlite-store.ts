@@ -24,6 +24,7 @@ import { SqliteBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
 import { SqliteConversations } from "./conversations.js";
+import { SqliteFolders } from "./folders.js";
 import { ownedMatch, searchMessages, searchPassages } from "./full-text.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteHistory } from "./history.js";
@@ -82,6 +83,7 @@ export class SqliteStore implements Store {
     readonly mcpServers = new SqliteMcpServers(db),
     readonly schedules = new SqliteSchedules(db),
     readonly conversations = new SqliteConversations(db, sql),
+    readonly folders = new SqliteFolders(db),
     readonly vectors = new SqliteVectors(db),
     private readonly steps = new SqliteSteps(db),
     private readonly history = new SqliteHistory(db),
