@@ -12,6 +12,8 @@ export interface DispatcherOptions<A> {
   clock: Clock;
   /** Loads an agent into memory (and resumes what it was doing). */
   activate(agentId: string): Promise<A>;
+  /** Called with the activation before each job runs on it. */
+  beforeJob?(activation: A): void;
   /** Lets an agent go; called once per activation. */
   deactivate?(agentId: string, activation: A): Promise<void>;
 }
@@ -69,7 +71,9 @@ export class Dispatcher<A> {
       slot.mailbox.push(async () => {
         try {
           slot.activation ??= this.#activate(agentId);
-          resolve(await work(await slot.activation));
+          const activation = await slot.activation;
+          this.options.beforeJob?.(activation);
+          resolve(await work(activation));
         } catch (error) {
           reject(error);
         }

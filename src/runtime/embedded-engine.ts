@@ -28,7 +28,7 @@ import {
   withMaxSteps,
 } from "./outcomes.js";
 import { SessionMover } from "./session-mover.js";
-import { type Settled, SubAgentDriver } from "./sub-agent-driver.js";
+import { type Job, jobOf, type Settled, SubAgentDriver } from "./sub-agent-driver.js";
 import { childTasks, orphaned, refuseUnwantedTask } from "./sub-agents.js";
 import { TimerLoop } from "./timer-loop.js";
 import { type EngineOptions, Turns } from "./turns.js";
@@ -41,7 +41,7 @@ import { type EngineOptions, Turns } from "./turns.js";
  * runs end: nothing waits in memory, and a restart re-drives whatever was in flight.
  */
 export class EmbeddedEngine implements Engine {
-  readonly #events = new AgentEvents();
+  readonly #events: AgentEvents;
   readonly #dispatcher: Dispatcher<Activation>;
   readonly #timers: TimerLoop;
   readonly #turns: Turns;
@@ -51,6 +51,7 @@ export class EmbeddedEngine implements Engine {
   readonly #family: SubAgentDriver;
 
   constructor(private readonly options: EngineOptions) {
+    this.#events = options.events ?? new AgentEvents();
     this.#dispatcher = new Dispatcher<Activation>({
       maxActivations: options.maxActivations ?? 10_000,
       mailboxCapacity: options.mailboxCapacity ?? 100,
@@ -62,6 +63,12 @@ export class EmbeddedEngine implements Engine {
         options.observe?.activated(agentId);
         return activation;
       },
+      // Another process may have changed the agent since this job's last: reload it all.
+      ...(options.sharedStore && {
+        beforeJob: (activation: Activation) => {
+          activation.stale = true;
+        },
+      }),
       deactivate: async (agentId) => {
         this.#live.delete(agentId);
         options.observe?.deactivated(agentId);
@@ -87,6 +94,7 @@ export class EmbeddedEngine implements Engine {
       send: (agentId, input) => this.send(agentId, input),
       approve: (agentId, decisions) => this.approve(agentId, decisions),
       cancel: (agentId) => this.cancel(agentId),
+      ...(options.route && { route: options.route }),
     });
     this.#sessions = new SessionMover(options, this.#dispatcher, this.#turns, this.#timers);
   }
@@ -116,8 +124,35 @@ export class EmbeddedEngine implements Engine {
     );
   }
 
+  /**
+   * Runs a message as far as it goes in the agent's mailbox, without waiting for a run that
+   * sleeps (its stop comes as an event): what a Restate worker's handler does.
+   */
+  async sendJob(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<Job> {
+    const done = await this.#sendJob(agentId, input, options, false);
+    if (done.kind === "stopped") return done;
+    if (done.kind === "sleeping") return { kind: "sleeping", runId: done.runId };
+    if (done.kind === "duplicate") return done;
+    return { kind: "queued", runId: done.runId };
+  }
+
   send(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<RunOutcome> {
-    const job = this.#dispatcher.submit(agentId, async (activation) => {
+    const job = this.#sendJob(agentId, input, options, true);
+    // The common case (the run ended in this job) answers without another hop.
+    return job.then(async (done) => {
+      if (done.kind === "stopped") return done.outcome;
+      if (done.kind === "sleeping") return this.#outcome(agentId, done);
+      if (done.kind === "duplicate") {
+        const stored = await storedOutcome(this.options.store, agentId, done.runId);
+        return { ...stored, duplicate: true };
+      }
+      await done.wake;
+      return this.send(agentId, input, options);
+    });
+  }
+
+  #sendJob(agentId: string, input: MessageInput, options: SendOptions, wait: boolean) {
+    return this.#dispatcher.submit(agentId, async (activation) => {
       await this.#turns.finishInterrupted(activation);
       if (input.otid) {
         const seen = await this.options.store.findRunByKey(agentId, input.otid);
@@ -134,7 +169,9 @@ export class EmbeddedEngine implements Engine {
         await refuseWhileApprovalPending(this.options.store, agentId, state);
       if (state.phase === "awaiting_children" && state.run_id) {
         // The run in progress sleeps until its children end: this message queues behind it.
-        return { kind: "queued" as const, wake: this.#events.nextStop(agentId, state.run_id) };
+        const runId = state.run_id;
+        const wake = wait ? this.#events.nextStop(agentId, runId) : Promise.resolve();
+        return { kind: "queued" as const, runId, wake };
       }
       const turn = withMaxSteps(activation.agent, options.maxSteps);
       const message = {
@@ -146,18 +183,7 @@ export class EmbeddedEngine implements Engine {
       const result = await this.#turns.run(activation, (deps) =>
         sendUserMessage(turn, activation.state, message, deps),
       );
-      return this.#family.settle(activation, result, true);
-    });
-    // The common case (the run ended in this job) answers without another hop.
-    return job.then(async (done) => {
-      if (done.kind === "stopped") return done.outcome;
-      if (done.kind === "sleeping") return this.#outcome(agentId, done);
-      if (done.kind === "duplicate") {
-        const stored = await storedOutcome(this.options.store, agentId, done.runId);
-        return { ...stored, duplicate: true };
-      }
-      await done.wake;
-      return this.send(agentId, input, options);
+      return this.#family.settle(activation, result, wait);
     });
   }
 
@@ -166,34 +192,82 @@ export class EmbeddedEngine implements Engine {
     decisions: readonly ApprovalDecision[],
     options: SendOptions = {},
   ): Promise<RunOutcome> {
+    return this.#outcome(agentId, await this.#approveJob(agentId, decisions, options, true));
+  }
+
+  /** `approve` without waiting for a run that sleeps (see `sendJob`). */
+  async approveJob(
+    agentId: string,
+    decisions: readonly ApprovalDecision[],
+    options: SendOptions = {},
+  ): Promise<Job> {
+    return jobOf(await this.#approveJob(agentId, decisions, options, false));
+  }
+
+  async #approveJob(
+    agentId: string,
+    decisions: readonly ApprovalDecision[],
+    options: SendOptions,
+    wait: boolean,
+  ): Promise<Settled> {
     const job = await this.#dispatcher.submit(agentId, async (activation) => {
       await this.#turns.finishInterrupted(activation);
       const { state } = activation;
       if (state.phase === "awaiting_children" && state.run_id) {
-        const wake = this.#events.nextStop(agentId, state.run_id);
-        return { kind: "sleeping" as const, runId: state.run_id, wake };
+        const runId = state.run_id;
+        const wake = wait ? this.#events.nextStop(agentId, runId) : Promise.resolve();
+        return { kind: "sleeping" as const, runId, wake };
       }
       const turn = withMaxSteps(activation.agent, options.maxSteps);
       const result = await this.#turns.run(activation, (deps) =>
         submitApprovals(turn, activation.state, decisions, deps, options.clientTools),
       );
-      return this.#family.settle(activation, result, true);
+      return this.#family.settle(activation, result, wait);
     });
     // A parent that sleeps passes each answer to the sub-agent that asked.
     if (job.kind === "sleeping") await this.#family.answerBelow(agentId, decisions);
-    return this.#outcome(agentId, job);
+    return job;
   }
 
   async resume(agentId: string): Promise<RunOutcome> {
-    const job = await this.#dispatcher.submit(agentId, async (activation) => {
-      const recovered = await this.#recover(activation, true);
+    return this.#outcome(agentId, await this.#resumeJob(agentId, true));
+  }
+
+  /** `resume` without waiting for a run that sleeps (see `sendJob`). */
+  async resumeJob(agentId: string): Promise<Job> {
+    return jobOf(await this.#resumeJob(agentId, false));
+  }
+
+  #resumeJob(agentId: string, wait: boolean): Promise<Settled> {
+    return this.#dispatcher.submit(agentId, async (activation) => {
+      const recovered = await this.#recover(activation, wait);
       if (recovered) return recovered;
       const result = await this.#turns.run(activation, (deps) =>
         resumeSession(activation.agent, activation.state, deps),
       );
-      return this.#family.settle(activation, result, true);
+      return this.#family.settle(activation, result, wait);
     });
-    return this.#outcome(agentId, job);
+  }
+
+  /** A sleeping parent takes in its children's answers (`deep`: after a crash, re-drives them). */
+  collect(agentId: string, deep: boolean): Promise<void> {
+    return this.#dispatcher.submit(agentId, async (activation) => {
+      if (deep) await this.#recover(activation, false);
+      else await this.#family.collect(activation, false);
+    });
+  }
+
+  /** A paused session's wake-up or an approval's expiry is due (the Restate engine's timer). */
+  fireTimer(agentId: string): Promise<void> {
+    return this.#dispatcher.submit(agentId, (activation) => this.#onTimer(activation));
+  }
+
+  /** Aborts the agent's run if it runs in this process; false if it does not. */
+  abortLocal(agentId: string): boolean {
+    const live = this.#live.get(agentId);
+    if (!live?.controller) return false;
+    live.controller.abort(new Error("cancelled"));
+    return true;
   }
 
   compact(agentId: string, request: CompactRequest): Promise<CompactResult> {
@@ -216,12 +290,7 @@ export class EmbeddedEngine implements Engine {
   }
 
   async cancel(agentId: string): Promise<boolean> {
-    const live = this.#live.get(agentId);
-    let cancelled = false;
-    if (live?.controller) {
-      live.controller.abort(new Error("cancelled"));
-      cancelled = true;
-    }
+    const cancelled = this.abortLocal(agentId);
     const stored = await this.options.store.loadSession(agentId);
     if (stored?.phase !== "awaiting_children" && stored?.phase !== "awaiting_approval")
       return cancelled;

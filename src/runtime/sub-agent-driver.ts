@@ -7,12 +7,25 @@ import type { Dispatcher } from "./dispatcher.js";
 import type { MessageInput, RunOutcome } from "./engine.js";
 import { finishedOutcome } from "./outcomes.js";
 import { type AwaitedChild, approvalsBelow, childProgress, childTasks } from "./sub-agents.js";
-import type { EngineOptions, Turns } from "./turns.js";
+import type { AgentRoute, EngineOptions, Turns } from "./turns.js";
 
 /** How a job on an agent left its run: stopped for the caller, or sleeping for its children. */
 export type Settled =
   | { kind: "stopped"; outcome: RunOutcome }
   | { kind: "sleeping"; runId: string; wake: Promise<unknown> };
+
+/**
+ * What a job on an agent came to, as data (it crosses processes in the Restate engine): the run
+ * stopped for its caller; it sleeps for its children (its stop comes as an event); the message
+ * was a retried one; or it queues behind a sleeping run (send again once that run stops).
+ */
+export type Job =
+  | { kind: "stopped"; outcome: RunOutcome }
+  | { kind: "sleeping" | "duplicate" | "queued"; runId: string };
+
+export function jobOf(settled: Settled): Job {
+  return settled.kind === "stopped" ? settled : { kind: "sleeping", runId: settled.runId };
+}
 
 /** What the driver uses of its engine. */
 export interface DriverParts {
@@ -23,6 +36,8 @@ export interface DriverParts {
   send(agentId: string, input: MessageInput): Promise<RunOutcome>;
   approve(agentId: string, decisions: readonly ApprovalDecision[]): Promise<RunOutcome>;
   cancel(agentId: string): Promise<boolean>;
+  /** Reaches other agents through their own mailboxes elsewhere (the Restate engine). */
+  route?: AgentRoute;
 }
 
 const RETRY_MS = 1_000;
@@ -110,17 +125,23 @@ export class SubAgentDriver {
     if (!parentId) return;
     const agentId = activation.record.id;
     this.#retry(attempt, null, () => {
-      this.parts.dispatcher
-        .submit(agentId, (again) => this.collect(again, false))
-        .then(
-          // The failure may have come after the run ended (a timer write): the parent looks again.
-          () => this.tellParent(parentId),
-          (error: unknown) => this.#retry(attempt + 1, error, (n) => this.failed(activation, n)),
-        );
+      const { route } = this.parts;
+      (route
+        ? route.collect(agentId, false)
+        : this.parts.dispatcher.submit(agentId, (again) => this.collect(again, false))
+      ).then(
+        // The failure may have come after the run ended (a timer write): the parent looks again.
+        () => this.tellParent(parentId),
+        (error: unknown) => this.#retry(attempt + 1, error, (n) => this.failed(activation, n)),
+      );
     });
   }
 
   #recoverChild(childId: string): void {
+    if (this.parts.route) {
+      this.parts.route.collect(childId, true).catch(() => undefined);
+      return;
+    }
     this.parts.dispatcher
       .submit(childId, (child) => this.collect(child, false, true))
       .catch(() => undefined);
@@ -134,7 +155,7 @@ export class SubAgentDriver {
   async cancelChild(childId: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.parts.cancel(childId);
+        await (this.parts.route ?? this.parts).cancel(childId);
         return;
       } catch (error) {
         if (terminal(error) || attempt >= CANCEL_ATTEMPTS - 1) throw error;
@@ -158,14 +179,15 @@ export class SubAgentDriver {
       return [];
     });
     if (errors.length > 0) throw new InvalidApprovalError("invalid approvals", errors);
-    await Promise.all([...byAgent].map(([owner, answers]) => this.parts.approve(owner, answers)));
+    const to = this.parts.route ?? this.parts;
+    await Promise.all([...byAgent].map(([owner, answers]) => to.approve(owner, answers)));
   }
 
   /** Sends a child its task (at most one on its way); the child's stop wakes the parent. */
   #deliver(parentId: string, child: AwaitedChild, attempt = 0): void {
     if (this.#delivering.has(child.key) || this.#stopping) return;
     this.#delivering.add(child.key);
-    this.parts
+    (this.parts.route ?? this.parts)
       .send(child.childId, { content: child.prompt, otid: child.key })
       .then(
         // A task it had run before: its stop told nobody, so tell the parent now.
@@ -184,9 +206,11 @@ export class SubAgentDriver {
   /** Asks a parent to look at its children again (in its mailbox); retried if that fails. */
   tellParent(parentId: string, attempt = 0): void {
     if (this.#stopping) return;
-    this.parts.dispatcher
-      .submit(parentId, (activation) => this.collect(activation, false))
-      .catch((error: unknown) => this.#retry(attempt, error, (n) => this.tellParent(parentId, n)));
+    const { route } = this.parts;
+    (route
+      ? route.collect(parentId, false)
+      : this.parts.dispatcher.submit(parentId, (activation) => this.collect(activation, false))
+    ).catch((error: unknown) => this.#retry(attempt, error, (n) => this.tellParent(parentId, n)));
   }
 
   /** Answers the parent's call for `child` with an error: the child could not take its task. */

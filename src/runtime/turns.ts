@@ -3,6 +3,7 @@ import type { LoopObserver } from "../agent/observer.js";
 import { type LoopDeps, resumeSession, type TurnResult } from "../agent/run-turn.js";
 import type { Clock } from "../core/clock.js";
 import { NotFoundError } from "../core/errors.js";
+import type { ApprovalDecision } from "../records/messages.js";
 import { newSessionState } from "../records/session-state.js";
 import {
   type Activation,
@@ -10,7 +11,9 @@ import {
   loadHistory,
   reloadActivation,
 } from "./activation.js";
+import type { AgentEvents } from "./agent-events.js";
 import { BusyError } from "./busy-error.js";
+import type { MessageInput } from "./engine.js";
 import type { TimerLoop } from "./timer-loop.js";
 
 export interface EngineOptions extends ActivationSources {
@@ -20,8 +23,31 @@ export interface EngineOptions extends ActivationSources {
   /** Told of every turn's model calls, tool calls and commits (metrics, traces). */
   readonly observer?: LoopObserver;
   readonly maxActivations?: number;
+  /**
+   * Other processes write this store too (the Restate engine's workers): every job reloads the
+   * agent's record, session and history before it runs, so nothing in memory is trusted.
+   */
+  readonly sharedStore?: boolean;
+  /** Where the engine's events go; its own in-process bus by default. */
+  readonly events?: AgentEvents;
+  /** How an agent reaches another agent; through this engine's own mailboxes by default. */
+  readonly route?: AgentRoute;
   readonly mailboxCapacity?: number;
   readonly idleMs?: number;
+}
+
+/**
+ * How one agent reaches another when they may live in other processes (the Restate engine):
+ * each call lands in the other agent's own mailbox.
+ */
+export interface AgentRoute {
+  /** Hands a sub-agent its task (its `otid` keys it); resolves once the task is on its way. */
+  send(agentId: string, input: MessageInput): Promise<{ duplicate: boolean }>;
+  /** Passes approval decisions to the sub-agent that asked for them. */
+  approve(agentId: string, decisions: readonly ApprovalDecision[]): Promise<unknown>;
+  cancel(agentId: string): Promise<boolean>;
+  /** Asks an agent to look at its children again (`deep`: and recover theirs), in its mailbox. */
+  collect(agentId: string, deep: boolean): Promise<void>;
 }
 
 /** What the engine adds to every turn, and hears of a turn that finished an interrupted one. */
@@ -114,8 +140,10 @@ export class Turns {
     }
     if (!activation.stale) return;
     const { store, ids } = this.options;
-    // Stale after its deletion: nothing may run on an agent that is gone.
-    if (!(await store.getAgent(activation.record.id)))
+    // Stale after its deletion: nothing may run on an agent that is gone. (Reloading a shared
+    // store's agent reads its record, and fails the same way.)
+    if (this.options.sharedStore) await reloadActivation(activation, this.options);
+    else if (!(await store.getAgent(activation.record.id)))
       throw new NotFoundError("agent", activation.record.id);
     activation.state =
       (await store.loadSession(activation.record.id)) ?? newSessionState(ids.next("session"));

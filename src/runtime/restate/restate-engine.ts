@@ -1,0 +1,169 @@
+import type { IdSource } from "../../core/ids.js";
+import type { BlockEdit } from "../../memory/block-edit.js";
+import type { AgentChange } from "../../records/agent-change.js";
+import type { AgentRecord } from "../../records/agent-record.js";
+import type { CoreBlock } from "../../records/memory-records.js";
+import type { ApprovalDecision } from "../../records/messages.js";
+import type { SessionState } from "../../records/session-state.js";
+import type { Store } from "../../storage/store.js";
+import type { AgentEventListener } from "../agent-events.js";
+import type { Engine, MessageInput, ResumeFailure, RunOutcome, SendOptions } from "../engine.js";
+import { stoppedForCaller, storedOutcome } from "../outcomes.js";
+import type { Job } from "../sub-agent-driver.js";
+import { Ingress } from "./ingress.js";
+import { EventListener } from "./pg-events.js";
+import { unwire, type Wire } from "./wire.js";
+
+export interface RestateEngineOptions {
+  /** The PostgreSQL store the workers write (the API reads runs and messages from it). */
+  readonly store: Store;
+  readonly pgUrl: string;
+  readonly schema: string;
+  /** Restate's ingress, e.g. `http://127.0.0.1:8080`. */
+  readonly ingressUrl: string;
+  readonly ids: IdSource;
+  /** How often a wait for a run's stop looks at the store too (a lost event costs this). */
+  readonly pollMs?: number;
+}
+
+/**
+ * The engine of an API process when agents run as Restate virtual objects on workers: every
+ * operation is a call to the agent's object through Restate's ingress; events come from the
+ * workers over PostgreSQL LISTEN/NOTIFY. The API process holds no agent state, so any number
+ * of them serve the same agents.
+ */
+export class RestateEngine implements Engine {
+  readonly #ingress: Ingress;
+  readonly #pollMs: number;
+
+  private constructor(
+    private readonly options: RestateEngineOptions,
+    private readonly listener: EventListener,
+  ) {
+    this.#ingress = new Ingress(options.ingressUrl);
+    this.#pollMs = options.pollMs ?? 1_000;
+  }
+
+  static async open(options: RestateEngineOptions): Promise<RestateEngine> {
+    const listener = await EventListener.open(options.pgUrl, options.schema, options.store);
+    return new RestateEngine(options, listener);
+  }
+
+  /** Nothing to resume here: Restate carries on every invocation a crash interrupted. */
+  async start(): Promise<ResumeFailure[]> {
+    return [];
+  }
+
+  async shutdown(): Promise<void> {
+    this.#ingress.close();
+    await this.listener.close();
+  }
+
+  async send(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<RunOutcome> {
+    const { store, ids } = this.options;
+    if (input.otid) {
+      const seen = await store.findRunByKey(agentId, input.otid);
+      if (seen) return { ...(await storedOutcome(store, agentId, seen.id)), duplicate: true };
+    }
+    // The run's id is chosen here, so a retried invocation finds the run it started.
+    const runId = options.runId ?? ids.next("run");
+    let behind: string | null = null;
+    for (;;) {
+      // The otid is the invocation's idempotency key; behind a sleeping run it is a new one.
+      const key: string | undefined = input.otid
+        ? behind
+          ? `${input.otid}@${behind}`
+          : input.otid
+        : undefined;
+      const body = { input, options: { ...options, runId } };
+      const job: Job = unwire(await this.#ingress.call<Wire<Job>>(agentId, "send", body, key));
+      if (job.kind !== "queued") return this.#follow(agentId, job);
+      // Another run sleeps until its sub-agents end: this message goes once it has stopped.
+      await this.awaitRun(agentId, job.runId);
+      behind = job.runId;
+    }
+  }
+
+  async approve(
+    agentId: string,
+    decisions: readonly ApprovalDecision[],
+    options: SendOptions = {},
+  ): Promise<RunOutcome> {
+    const body = { decisions, options };
+    return this.#follow(
+      agentId,
+      unwire(await this.#ingress.call<Wire<Job>>(agentId, "approve", body)),
+    );
+  }
+
+  async resume(agentId: string): Promise<RunOutcome> {
+    return this.#follow(
+      agentId,
+      unwire(await this.#ingress.call<Wire<Job>>(agentId, "resume", null)),
+    );
+  }
+
+  async cancel(agentId: string): Promise<boolean> {
+    return unwire(await this.#ingress.call<Wire<boolean>>(agentId, "cancel", null));
+  }
+
+  async awaitRun(agentId: string, runId: string): Promise<RunOutcome> {
+    const { store } = this.options;
+    const controller = new AbortController();
+    const stop = this.listener.events.nextStop(agentId, runId, controller.signal);
+    try {
+      // A stop event, or the store saying so (an event lost with a connection is not waited for).
+      while (!(await stoppedForCaller(store, agentId, runId))) {
+        const poll = new Promise((resolve) => setTimeout(resolve, this.#pollMs).unref());
+        if ((await Promise.race([stop, poll.then(() => undefined)])) !== undefined) break;
+      }
+    } finally {
+      controller.abort();
+    }
+    return storedOutcome(store, agentId, runId);
+  }
+
+  async session(agentId: string): Promise<SessionState> {
+    return unwire(await this.#ingress.call<Wire<SessionState>>(agentId, "session", null));
+  }
+
+  async endSession(agentId: string, sessionId: string): Promise<SessionState> {
+    const body = { sessionId };
+    return unwire(await this.#ingress.call<Wire<SessionState>>(agentId, "endSession", body));
+  }
+
+  async transferSession(
+    sourceId: string,
+    sessionId: string,
+    targetId: string,
+  ): Promise<SessionState> {
+    const body = { sessionId, targetId };
+    return unwire(await this.#ingress.call<Wire<SessionState>>(sourceId, "transferSession", body));
+  }
+
+  async updateAgent(agentId: string, change: AgentChange): Promise<AgentRecord> {
+    return unwire(await this.#ingress.call<Wire<AgentRecord>>(agentId, "updateAgent", change));
+  }
+
+  async editBlocks(agentId: string, edit: BlockEdit): Promise<CoreBlock[]> {
+    return unwire(await this.#ingress.call<Wire<CoreBlock[]>>(agentId, "editBlocks", edit));
+  }
+
+  async deleteAgent(agentId: string): Promise<boolean> {
+    return unwire(await this.#ingress.call<Wire<boolean>>(agentId, "deleteAgent", null));
+  }
+
+  subscribe(agentId: string, listener: AgentEventListener): () => void {
+    return this.listener.events.subscribe(agentId, listener);
+  }
+
+  /** The outcome of a job: at once if its run stopped in it, else once the run stops. */
+  async #follow(agentId: string, job: Job): Promise<RunOutcome> {
+    if (job.kind === "stopped") return job.outcome;
+    if (job.kind === "duplicate") {
+      const stored = await storedOutcome(this.options.store, agentId, job.runId);
+      return { ...stored, duplicate: true };
+    }
+    return this.awaitRun(agentId, job.runId);
+  }
+}
