@@ -26,7 +26,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     printErrors("settings", resolved.errors);
     process.exit(1);
   }
-  const { port, dataDir, durability, pgUrl, pgPoolSize } = resolved.settings;
+  const { port, dataDir, durability, pgUrl, pgPoolSize, engine: kind } = resolved.settings;
   mkdirSync(dataDir, { recursive: true });
   const tokens = parseTokens(process.env.HOLDFAST_TOKENS);
   const host =
@@ -52,6 +52,9 @@ export async function serveAction(options: ServeOptions): Promise<void> {
             },
           },
         }
+      : {}),
+    ...(kind === "restate" && pgUrl
+      ? { restate: { ingressUrl: resolved.settings.restateIngress, pgUrl } }
       : {}),
     onChainError: (runId, error, retryMs) =>
       log("error", {
@@ -111,7 +114,12 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     const shown = mcp.map((s) => `${s.server_name} (${s.status}, ${s.tool_names.length} tools)`);
     console.log(`  mcp:    ${shown.join(", ")}`);
   }
-  console.log(`  store:  ${describeStore(engine.durability, engine.postgres)}`);
+  console.log(`  store:  ${describeStore(engine.durability, engine.postgres, kind)}`);
+  if (kind === "restate") {
+    console.log(
+      `  engine: restate (ingress ${resolved.settings.restateIngress}); agents run on workers`,
+    );
+  }
   if (tokens === null) {
     console.warn("  auth:   none (no HOLDFAST_TOKENS): serving on loopback only");
     if (host !== resolved.settings.host)
@@ -142,6 +150,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
 function describeStore(
   durability: DurabilityInForce | null,
   postgres: PostgresInUse | null,
+  engine: string,
 ): string {
   if (postgres !== null) {
     const { server, schema, poolSize } = postgres;
@@ -149,7 +158,7 @@ function describeStore(
       postgres.durability === "full"
         ? "the server's synchronous_commit"
         : "synchronous_commit=off: the last commits may be lost if PostgreSQL crashes";
-    return `postgres ${server} schema ${schema}, pool ${poolSize}, durability ${postgres.durability} (${commit}); one server per database (advisory lock)`;
+    return `postgres ${server} schema ${schema}, pool ${poolSize}, durability ${postgres.durability} (${commit}); ${engine === "restate" ? "shared by every API server and worker" : "one server per database (advisory lock)"}`;
   }
   if (durability === null) return "memory (nothing survives a restart)";
   const promise =

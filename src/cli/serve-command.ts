@@ -9,6 +9,9 @@ export interface ServeOptions {
   durability?: string;
   pgUrl?: string;
   pgPoolSize?: string;
+  engine?: string;
+  restateIngress?: string;
+  restateAdmin?: string;
   store?: "sqlite" | "memory";
   logLevel?: LogLevel;
 }
@@ -34,6 +37,19 @@ export function registerServeCommand(program: Command): void {
     .option(
       "--pg-pool-size <n>",
       "connections to PostgreSQL kept open at most (env HOLDFAST_PG_POOL_SIZE; default 10)",
+    )
+    .option(
+      "--engine <engine>",
+      "embedded: agents run in this process; restate: as Restate virtual objects on workers " +
+        "(`holdfast worker`), data in PostgreSQL (env HOLDFAST_ENGINE; default embedded)",
+    )
+    .option(
+      "--restate-ingress <url>",
+      "Restate's ingress (env HOLDFAST_RESTATE_INGRESS; default http://127.0.0.1:8080)",
+    )
+    .option(
+      "--restate-admin <url>",
+      "Restate's admin API (env HOLDFAST_RESTATE_ADMIN; default http://127.0.0.1:9070)",
     )
     .addOption(
       new Option("--store <kind>", "sqlite (durable) or memory").choices(["sqlite", "memory"]),

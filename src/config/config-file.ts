@@ -40,6 +40,12 @@ export const ServerSection = z.strictObject({
     .optional(),
   /** Connections to PostgreSQL kept open at most (default 10). */
   pg_pool_size: z.int().min(1).max(1_000).optional(),
+  /** `embedded` (default) or `restate`: agents as Restate virtual objects on workers. */
+  engine: z.enum(["embedded", "restate"]).optional(),
+  /** Restate's ingress URL (default http://127.0.0.1:8080). */
+  restate_ingress: z.url({ protocol: /^https?$/ }).optional(),
+  /** Restate's admin API URL, where workers register (default http://127.0.0.1:9070). */
+  restate_admin: z.url({ protocol: /^https?$/ }).optional(),
 });
 export type ServerSection = z.infer<typeof ServerSection>;
 

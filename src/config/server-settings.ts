@@ -14,7 +14,17 @@ export interface ServerSettings {
   pgUrl?: string;
   /** Connections to PostgreSQL kept open at most. */
   pgPoolSize: number;
+  /** `embedded` (agents run in this process) or `restate` (on workers, through Restate). */
+  engine: EngineKind;
+  /** Restate's ingress and admin API (the restate engine and `holdfast worker`). */
+  restateIngress: string;
+  restateAdmin: string;
 }
+
+export const EngineKind = z.enum(["embedded", "restate"]);
+export type EngineKind = z.infer<typeof EngineKind>;
+export const DEFAULT_RESTATE_INGRESS = "http://127.0.0.1:8080";
+export const DEFAULT_RESTATE_ADMIN = "http://127.0.0.1:9070";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8283;
@@ -29,15 +39,20 @@ export interface SettingFlags {
   durability?: string | undefined;
   pgUrl?: string | undefined;
   pgPoolSize?: string | undefined;
+  engine?: string | undefined;
+  restateIngress?: string | undefined;
+  restateAdmin?: string | undefined;
 }
 
 const Port = z.coerce.number().int().min(0).max(65_535);
 const PoolSize = z.coerce.number().int().min(1).max(1_000);
 const PgUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/);
+const HttpUrl = z.string().regex(/^https?:\/\/\S+$/);
 
 /**
  * Resolves each setting from, in order: a flag, an env variable (`HOLDFAST_HOST`,
- * `HOLDFAST_PORT`, `HOLDFAST_DATA_DIR`, `HOLDFAST_DURABILITY`, `HOLDFAST_PG_URL`, `HOLDFAST_PG_POOL_SIZE`), the config
+ * `HOLDFAST_PORT`, `HOLDFAST_DATA_DIR`, `HOLDFAST_DURABILITY`, `HOLDFAST_PG_URL`, `HOLDFAST_PG_POOL_SIZE`,
+ * `HOLDFAST_ENGINE`, `HOLDFAST_RESTATE_INGRESS`, `HOLDFAST_RESTATE_ADMIN`), the config
  * file's `server:` section, the default.
  * A relative data directory from the config file is relative to the file, others to `cwd`.
  */
@@ -89,6 +104,46 @@ export function resolveServerSettings(
     (value) => `'${value}' is not a pool size (1-1000)`,
     errors,
   );
+  const engine = parseGiven(
+    EngineKind,
+    [
+      ["--engine", flags.engine],
+      ["HOLDFAST_ENGINE", env.HOLDFAST_ENGINE],
+    ],
+    file.engine ?? "embedded",
+    (value) => `'${value}' is not an engine (embedded or restate)`,
+    errors,
+  );
+  const url = (flag: string, envName: string, given: string | undefined, fallback: string) =>
+    parseGiven(
+      HttpUrl,
+      [
+        [flag, given],
+        [envName, env[envName]],
+      ],
+      fallback,
+      (value) => `'${value}' is not an http(s) URL`,
+      errors,
+    );
+  const restateIngress = url(
+    "--restate-ingress",
+    "HOLDFAST_RESTATE_INGRESS",
+    flags.restateIngress,
+    file.restate_ingress ?? DEFAULT_RESTATE_INGRESS,
+  );
+  const restateAdmin = url(
+    "--restate-admin",
+    "HOLDFAST_RESTATE_ADMIN",
+    flags.restateAdmin,
+    file.restate_admin ?? DEFAULT_RESTATE_ADMIN,
+  );
+  if (engine === "restate" && pgUrl === undefined) {
+    errors.push({
+      path: "--engine",
+      message:
+        "the restate engine keeps its data in PostgreSQL: give --pg-url (or HOLDFAST_PG_URL)",
+    });
+  }
   const fileDir =
     file.data_dir && configPath ? resolve(dirname(configPath), file.data_dir) : undefined;
   const dataDir = resolve(
@@ -97,7 +152,16 @@ export function resolveServerSettings(
   );
   const host = flags.host || env.HOLDFAST_HOST || file.host || DEFAULT_HOST;
   if (errors.length > 0) return { ok: false, errors };
-  const settings: ServerSettings = { host, port, dataDir, durability, pgPoolSize };
+  const settings: ServerSettings = {
+    host,
+    port,
+    dataDir,
+    durability,
+    pgPoolSize,
+    engine,
+    restateIngress,
+    restateAdmin,
+  };
   if (pgUrl !== undefined) settings.pgUrl = pgUrl;
   return { ok: true, settings };
 }

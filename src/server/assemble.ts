@@ -1,22 +1,15 @@
-import { mkdirSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
 import { type ChainResumeFailure, ChainRunner } from "../chains/chain-runner.js";
 import type { HoldfastConfig } from "../config/config-file.js";
-import { prepareSandbox, withSandbox } from "../config/sandbox-section.js";
-import { prepareWebTools } from "../config/web-section.js";
 import { systemClock } from "../core/clock.js";
 import { randomIds } from "../core/ids.js";
-import { createModel } from "../llm/create-model.js";
 import { checkEmbeddingReady } from "../llm/embedding-model.js";
-import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
-import { checkProviderReady } from "../llm/provider-settings.js";
-import { providerLimiters } from "../llm/rate-limit.js";
-import { HoldfastMetrics } from "../observability/metrics.js";
-import { allObservers } from "../observability/observers.js";
-import { startTracing } from "../observability/tracing.js";
+import type { HoldfastMetrics } from "../observability/metrics.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
-import { type Embeddings, wireEmbeddings } from "../runtime/embeddings.js";
+import type { Embeddings } from "../runtime/embeddings.js";
+import type { Engine } from "../runtime/engine.js";
+import { RestateEngine } from "../runtime/restate/restate-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentFolderService } from "../service/agent-folder-service.js";
 import { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
@@ -25,7 +18,7 @@ import { BlockService } from "../service/block-service.js";
 import { CatalogService } from "../service/catalog-service.js";
 import { ChainService } from "../service/chain-service.js";
 import { ConversationService } from "../service/conversation-service.js";
-import { type FolderEmbedding, folderEmbedding } from "../service/folder-embedding.js";
+import type { FolderEmbedding } from "../service/folder-embedding.js";
 import { FolderService } from "../service/folder-service.js";
 import { ForkService } from "../service/fork-service.js";
 import { McpServerService } from "../service/mcp-server-service.js";
@@ -51,7 +44,7 @@ import type { Store } from "../storage/store.js";
 import type { SandboxDetection } from "../tools/sandbox/sandbox.js";
 import type { WebSettings } from "../tools/web/web-settings.js";
 import type { Services } from "./app.js";
-import { startToolSources } from "./tool-sources.js";
+import { runtimeParts } from "./runtime-parts.js";
 
 export interface AssembleOptions {
   config: HoldfastConfig;
@@ -67,6 +60,12 @@ export interface AssembleOptions {
    * drops: the server must stop, since another may now take the database.
    */
   postgres?: { url: string; poolSize?: number; onLockLost?: (error: Error) => void };
+  /**
+   * Run agents as Restate virtual objects on workers (`holdfast worker`) instead of in this
+   * process: operations go to Restate's ingress, events come over PostgreSQL (required). Any
+   * number of API servers share the database then: no advisory lock is taken.
+   */
+  restate?: { ingressUrl: string; pgUrl: string };
   defaultModel: string;
   env?: NodeJS.ProcessEnv;
   /** Overrides how models are made (tests pass a scripted sim model). */
@@ -109,7 +108,7 @@ export interface Assembled {
   /** Chain runs that could not carry on at start-up (their chain changed); they failed. */
   chainsFailed: ChainResumeFailure[];
   services: Services;
-  engine: EmbeddedEngine;
+  engine: Engine;
   /** The store with hybrid search (what the engine and services use). */
   store: Store;
   /** The background embedding of memory, and which models the config names. */
@@ -162,7 +161,8 @@ async function assemblePostgres(
 ): Promise<Assembled> {
   const schema = DEFAULT_SCHEMA;
   const lost = settings.onLockLost ?? (() => undefined);
-  const lock = await lockDatabase(settings.url, schema, lost);
+  // On Restate, Restate keeps one writer per agent: any number of API servers and workers.
+  const lock = options.restate ? null : await lockDatabase(settings.url, schema, lost);
   let store: PostgresStore | undefined;
   try {
     const durability = options.durability ?? DEFAULT_DURABILITY;
@@ -173,7 +173,7 @@ async function assemblePostgres(
     return await wire(options, store, null, lock, { server, schema, poolSize, durability });
   } catch (error) {
     await store?.close();
-    await lock.release();
+    await lock?.release();
     throw error;
   }
 }
@@ -185,89 +185,20 @@ async function wire(
   lock: DataDirLock | DatabaseLock | null,
   postgres: PostgresInUse | null = null,
 ): Promise<Assembled> {
-  const { dataDir } = options;
+  const parts = await runtimeParts(options, plainStore);
+  const { config, detection, web, hub, apiStdio, embeddings, store, modelFor, checkModel } = parts;
+  const { metrics, tracing, folderVectors } = parts;
   const env = options.env ?? process.env;
-  const prepared = options.sandbox
-    ? { config: withSandbox(options.config, options.sandbox), detection: options.sandbox }
-    : await prepareSandbox(options.config, [dataDir, ...(options.hiddenPaths ?? [])]);
-  const { detection } = prepared;
-  // Without a search provider (or its key) web_search is withheld, with the reason.
-  const { config: withWeb, web } = prepareWebTools(prepared.config, env);
-  const apiStdio = stdioFromApiAllowed(withWeb, options.bearerTokens === true);
-  const folderVectors = folderEmbedding({
-    folders: plainStore.folders,
-    providers: withWeb.providers,
-    env,
-    clock: systemClock,
-    ...(options.embeddingRetry && { retry: options.embeddingRetry }),
-    ...(options.onEmbeddingEvent && { log: options.onEmbeddingEvent }),
-  });
-  const sources = await startToolSources({
-    nearestChunks: folderVectors.nearest,
-    config: withWeb,
-    apiStdio,
-    store: plainStore,
-    sandbox: detection.ok ? detection.sandbox : null,
-    web,
-    clock: systemClock,
-    ...(options.onMcpEvent ? { log: options.onMcpEvent } : {}),
-  });
-  const { config, hub } = sources;
-  const embeddings = wireEmbeddings({
-    store: plainStore,
-    config,
-    env,
-    clock: systemClock,
-    ...(options.embeddingRetry && { retry: options.embeddingRetry }),
-    ...(options.onEmbeddingEvent && { log: options.onEmbeddingEvent }),
-  });
-  const { store } = embeddings;
-  const models = new Map<string, ModelAdapter>();
-  // Every agent's calls to one provider share its limits, whichever model they name.
-  const limiterFor = providerLimiters(config.providers, systemClock);
-  const modelFor =
-    options.modelFor ??
-    ((handle: string) => {
-      let model = models.get(handle);
-      if (!model) {
-        const limiter = limiterFor(parseModelHandle(handle).provider);
-        model = createModel(handle, {
-          settings: config.providers,
-          env,
-          ...(limiter && { limiter }),
-        });
-        models.set(handle, model);
-      }
-      return model;
-    });
-  const checkModel = (handle: string) => {
-    try {
-      parseModelHandle(handle);
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    }
-    return checkProviderReady(handle, config.providers, env);
-  };
-  const metrics = new HoldfastMetrics();
-  const tracing = await startTracing(options.otelEnv ?? env);
-  const observer = allObservers(tracing ? [metrics, tracing.observer] : [metrics]);
-  const engine = new EmbeddedEngine({
-    ...(observer && { observer }),
-    store,
-    config,
-    ids: randomIds,
-    tools: sources.catalogue.runnable,
-    modelFor,
-    defaultModel: options.defaultModel,
-    workspaceFor: (record, isolation) => {
-      const type = config.registry.get(record.agent_type);
-      const base = type?.isolation.workspace_root ?? "workspaces";
-      const root = resolve(isAbsolute(base) ? base : join(dataDir, base), record.id);
-      mkdirSync(root, { recursive: true });
-      return { root, readOnly: isolation.read_only, network: isolation.network };
-    },
-    clock: systemClock,
-  });
+  const engine: Engine & Partial<Pick<EmbeddedEngine, "activeCount" | "mailboxDepth">> =
+    options.restate && postgres
+      ? await RestateEngine.open({
+          store,
+          pgUrl: options.restate.pgUrl,
+          schema: postgres.schema,
+          ingressUrl: options.restate.ingressUrl,
+          ids: randomIds,
+        })
+      : new EmbeddedEngine(parts.engineOptions);
   const ctx: ServiceContext = {
     store,
     engine,
@@ -282,8 +213,8 @@ async function wire(
     folderEmbedding: folderVectors,
   };
   metrics.watch({
-    activeAgents: () => engine.activeCount,
-    mailboxDepth: () => engine.mailboxDepth,
+    activeAgents: () => engine.activeCount ?? 0,
+    mailboxDepth: () => engine.mailboxDepth ?? 0,
   });
   const failedToResume = await engine.start();
   await embeddings.queue.start();
@@ -347,10 +278,4 @@ async function wire(
       await lock?.release();
     },
   };
-}
-
-/** Whether stdio MCP servers may come through the API: as configured, else only without tokens. */
-function stdioFromApiAllowed(config: HoldfastConfig, bearerTokens: boolean): boolean {
-  const chosen = config.tools.mcp.api_stdio;
-  return chosen === undefined ? !bearerTokens : chosen === "allow";
 }

@@ -1,0 +1,62 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { resolveServerSettings } from "../config/server-settings.js";
+import { VERSION } from "../core/version.js";
+import { defaultModel } from "../llm/create-model.js";
+import { assembleWorker } from "../server/assemble-worker.js";
+import { loadConfigOrExit, printErrors } from "./load.js";
+import { DEFAULT_WORKER_PORT, type WorkerOptions } from "./worker-command.js";
+
+/** `holdfast worker`: loaded only when it runs. */
+export async function workerAction(options: WorkerOptions): Promise<void> {
+  const { config: loaded, path } = loadConfigOrExit(options.config);
+  const port = options.port ?? process.env.HOLDFAST_WORKER_PORT ?? String(DEFAULT_WORKER_PORT);
+  const flags = { ...options, port, engine: "restate" };
+  // The API's port setting is not the worker's: only the worker's own flag and env count.
+  const env = { ...process.env, HOLDFAST_PORT: undefined };
+  const resolved = resolveServerSettings(flags, env, loaded.server, path, process.cwd());
+  if (!resolved.ok) {
+    printErrors("settings", resolved.errors);
+    process.exit(1);
+  }
+  const settings = resolved.settings;
+  const { pgUrl } = settings;
+  if (!pgUrl) process.exit(1);
+  mkdirSync(settings.dataDir, { recursive: true });
+  const model = defaultModel(process.env, loaded.providers);
+  const advertiseUrl = options.advertiseUrl ?? process.env.HOLDFAST_WORKER_URL;
+  const assembled = await assembleWorker({
+    config: loaded,
+    dataDir: settings.dataDir,
+    durability: settings.durability,
+    hiddenPaths: path ? [dirname(path)] : [],
+    defaultModel: model.handle,
+    pgUrl,
+    poolSize: settings.pgPoolSize,
+    ingressUrl: settings.restateIngress,
+    adminUrl: settings.restateAdmin,
+    host: settings.host,
+    port: settings.port,
+    ...(advertiseUrl && { advertiseUrl }),
+    log: (level, message) => {
+      if (level === "warn" || level === "error") console.error(`restate ${level}: ${message}`);
+    },
+  }).catch((error: unknown) => {
+    console.error(`cannot start the worker: ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  });
+  console.log(`Holdfast ${VERSION} worker listening on ${assembled.worker.url}`);
+  console.log(`  registered: ${assembled.registered} at ${settings.restateAdmin}`);
+  console.log(`  ingress:    ${settings.restateIngress}`);
+  console.log(`  store:      postgres ${new URL(pgUrl).host}${new URL(pgUrl).pathname}`);
+  console.log(`  model:      ${model.handle} (${model.reason})`);
+  const stop = (signal: string) => {
+    console.log(`${signal}: shutting down`);
+    assembled.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
