@@ -1,3 +1,4 @@
+import { AsyncResource } from "node:async_hooks";
 import type { Clock } from "../core/clock.js";
 import { assert } from "../core/errors.js";
 import { BusyError } from "./busy-error.js";
@@ -68,16 +69,19 @@ export class Dispatcher<A> {
       );
     }
     return new Promise<T>((resolve, reject) => {
-      slot.mailbox.push(async () => {
-        try {
-          slot.activation ??= this.#activate(agentId);
-          const activation = await slot.activation;
-          this.options.beforeJob?.(activation);
-          resolve(await work(activation));
-        } catch (error) {
-          reject(error);
-        }
-      });
+      // The job runs in its submitter's async context, whichever job's loop drains it.
+      slot.mailbox.push(
+        AsyncResource.bind(async () => {
+          try {
+            slot.activation ??= this.#activate(agentId);
+            const activation = await slot.activation;
+            this.options.beforeJob?.(activation);
+            resolve(await work(activation));
+          } catch (error) {
+            reject(error);
+          }
+        }),
+      );
       slot.idle?.abort();
       slot.idle = null;
       void this.#drain(agentId, slot);

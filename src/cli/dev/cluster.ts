@@ -8,10 +8,7 @@ import {
   type RestateServer,
   startRestateServer,
 } from "../../runtime/restate/restate-server.js";
-import {
-  type EmbeddedPostgres,
-  startEmbeddedPostgres,
-} from "../../storage/postgres/embedded-server.js";
+import { startEmbeddedPostgres } from "../../storage/postgres/embedded-server.js";
 import { startTcpBalancer, type TcpBalancer } from "./tcp-balancer.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/holdfast.js", import.meta.url));

@@ -10,6 +10,7 @@ import type { EmbeddedEngine } from "../embedded-engine.js";
 import type { MessageInput, SendOptions } from "../engine.js";
 import type { Job } from "../sub-agent-driver.js";
 import type { AgentRoute } from "../turns.js";
+import { inAttempt } from "./fenced-store.js";
 import { AGENT_OBJECT } from "./ingress.js";
 import { toWire, type Wire } from "./wire.js";
 
@@ -131,8 +132,17 @@ async function exclusive<T>(
   name: string,
   work: () => Promise<T>,
 ): Promise<Wire<T>> {
+  const signal = ctx.request().attemptCompletedSignal;
   const done = await ctx.run(name, async () => {
-    const answer = await toWire(work);
+    // Restate gave up on this attempt while it runs (it lost the connection): stop the turn;
+    // whatever it still tries to write is refused (see fenced-store).
+    let finished = false;
+    const stop = () => finished || parts.engine.abortLocal(ctx.key);
+    signal.addEventListener("abort", stop, { once: true });
+    const answer = await inAttempt(signal, () => toWire(work)).finally(() => {
+      finished = true;
+      signal.removeEventListener("abort", stop);
+    });
     return { answer, wakeInMs: await nextWakeInMs(parts, ctx.key) };
   });
   if (done.wakeInMs !== null) {

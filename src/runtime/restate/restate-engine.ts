@@ -63,7 +63,8 @@ export class RestateEngine implements Engine {
     const { store, ids } = this.options;
     if (input.otid) {
       const seen = await store.findRunByKey(agentId, input.otid);
-      if (seen) return { ...(await storedOutcome(store, agentId, seen.id)), duplicate: true };
+      // Answered from its first run, once that run has stopped (as the embedded engine does).
+      if (seen) return { ...(await this.awaitRun(agentId, seen.id)), duplicate: true };
     }
     // The run's id is chosen here, so a retried invocation finds the run it started.
     const runId = options.runId ?? ids.next("run");

@@ -6,6 +6,7 @@ import type { Store } from "../../storage/store.js";
 import { EmbeddedEngine } from "../embedded-engine.js";
 import type { AgentRoute, EngineOptions } from "../turns.js";
 import { agentObject } from "./agent-object.js";
+import { fencedStore } from "./fenced-store.js";
 import { Ingress } from "./ingress.js";
 import { NotifyingEvents } from "./pg-events.js";
 import { unwire, type Wire } from "./wire.js";
@@ -51,7 +52,8 @@ export async function startWorker(options: WorkerOptions): Promise<RestateWorker
   cancels.on("error", () => undefined);
   await cancels.connect();
   const route = ingressRoute(ingress);
-  const engine = new EmbeddedEngine({ ...options, events, route, sharedStore: true });
+  const store = fencedStore(options.store);
+  const engine = new EmbeddedEngine({ ...options, store, events, route, sharedStore: true });
   cancels.on("notification", (note) => {
     if (note.payload) engine.abortLocal(note.payload);
   });
@@ -59,7 +61,7 @@ export async function startWorker(options: WorkerOptions): Promise<RestateWorker
   await cancels.query(`LISTEN "${channel}"`);
   const object = agentObject({
     engine,
-    store: options.store,
+    store,
     clock: options.clock,
     route,
     broadcastCancel: async (agentId) => {

@@ -1,0 +1,130 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Letta from "@letta-ai/letta-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cluster, startCluster } from "../src/cli/dev/cluster.js";
+import { type FakeOpenAiServer, startFakeOpenAiServer } from "./fake-openai-server.js";
+import { callTool, providerEnv, read, say } from "./support/fake-agents.js";
+import { tempDir } from "./support/temp-dirs.js";
+import { until } from "./support/until.js";
+
+// Issue #11: the scale-out engine as real processes (PostgreSQL, restate-server, two workers
+// behind a balancer, the API), driven by Letta's own client. A worker, or Restate itself, is
+// killed with SIGKILL while a turn runs a tool: the turn completes, every acknowledged message
+// is stored once, and no completed model or tool call is made again.
+const CONFIG = `sandbox:
+  mode: none
+types:
+  operator:
+    extends: react_agent
+    model: openai-compatible/op-model
+    tools: { packs: [shell], access: full, approval: never }
+    policy_profile: permissive
+`;
+
+const cwd = tempDir("holdfast-restate-e2e-");
+writeFileSync(join(cwd, "holdfast.yaml"), CONFIG);
+let provider: FakeOpenAiServer;
+let cluster: Cluster;
+
+beforeAll(async () => {
+  provider = await startFakeOpenAiServer((request) => {
+    const r = read(request);
+    if (r.lastRole === "user") {
+      // The task names its marker file: the tool leaves one line there, then sleeps.
+      return callTool("shell", { command: `echo effect >> ${r.task}; sleep 30` });
+    }
+    return say(`heard: ${r.toolResults.at(-1)}`);
+  });
+  cluster = await startCluster({
+    workers: 2,
+    apiPort: 0,
+    env: providerEnv(provider.baseUrl),
+    args: ["--config", join(cwd, "holdfast.yaml")],
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  await provider?.close();
+}, 120_000);
+
+/** The pid of the process running `marker`'s shell command, and of its worker. */
+function holders(marker: string): { shell: number[]; worker: number | undefined } {
+  const pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  const shell = pids
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  const workerPids = new Set(cluster.workers.map((w) => w.child.pid));
+  const parentOf = (pid: number) =>
+    Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  let worker: number | undefined;
+  for (let pid = shell[0] ?? 0; pid > 1 && worker === undefined; pid = parentOf(pid)) {
+    if (workerPids.has(pid)) worker = pid;
+  }
+  return { shell, worker };
+}
+
+async function runThrough(crash: (marker: string) => Promise<void>, otid?: string) {
+  const client = new Letta({ baseURL: cluster.api.url, maxRetries: 0, timeout: 120_000 });
+  const agent = await client.agents.create({ agent_type: "operator" } as never);
+  const marker = join(cwd, `effects-${agent.id}.txt`);
+  const sending = client.agents.messages
+    .create(agent.id, { messages: [{ role: "user", content: marker, ...(otid && { otid }) }] })
+    .then(
+      (answer) => answer,
+      () => null,
+    );
+  await until(() => existsSync(marker), 60_000);
+  await crash(marker);
+  // Restate down, the API's request fails: the client sends again with the same otid.
+  const answer =
+    (await sending) ??
+    (await client.agents.messages.create(agent.id, {
+      messages: [{ role: "user", content: marker, ...(otid && { otid }) }],
+    }));
+  const asked = provider.requests.filter((r) => read(r).task === marker);
+  return { client, agent, marker, answer, asked };
+}
+
+describe("the Restate engine as real processes", () => {
+  it("finishes a turn on the other worker after kill -9 of the one running it", async () => {
+    const { client, agent, marker, answer, asked } = await runThrough(async (marker) => {
+      const { shell, worker } = holders(marker);
+      const running = cluster.workers.find((w) => w.child.pid === worker);
+      expect(running).toBeDefined();
+      await running?.crash();
+      for (const pid of shell) process.kill(pid, "SIGKILL");
+    });
+    expect(answer.stop_reason?.stop_reason).toBe("end_turn");
+    expect(answer.messages.at(-1)).toMatchObject({ message_type: "assistant_message" });
+    const items = (await client.agents.messages.list(agent.id, { order: "asc", limit: 100 })).items;
+    expect(items.filter((m) => m.message_type === "user_message")).toHaveLength(1);
+    expect(items.filter((m) => m.message_type === "tool_return_message")).toHaveLength(1);
+    // The tool ran once; the model was asked once for the call that had completed.
+    expect(readFileSync(marker, "utf8")).toBe("effect\n");
+    expect(asked.filter((r) => read(r).lastRole === "user")).toHaveLength(1);
+  }, 180_000);
+
+  it("finishes a turn after kill -9 of restate-server and its restart; a retried otid is answered once", async () => {
+    const { client, agent, marker, answer, asked } = await runThrough(async (marker) => {
+      await cluster.restate.crash();
+      for (const pid of holders(marker).shell) process.kill(pid, "SIGKILL");
+      await cluster.restate.restart();
+    }, "otid-restate-crash");
+    expect(answer.stop_reason?.stop_reason).toBe("end_turn");
+    const items = (await client.agents.messages.list(agent.id, { order: "asc", limit: 100 })).items;
+    expect(items.filter((m) => m.message_type === "user_message")).toHaveLength(1);
+    expect(items.filter((m) => m.message_type === "tool_return_message")).toHaveLength(1);
+    expect(items.at(-1)).toMatchObject({ message_type: "assistant_message" });
+    expect(readFileSync(marker, "utf8")).toBe("effect\n");
+    expect(asked.filter((r) => read(r).lastRole === "user")).toHaveLength(1);
+  }, 180_000);
+});
