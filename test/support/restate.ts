@@ -44,7 +44,7 @@ export function useRestateCluster() {
   beforeAll(async () => {
     const [pg, restate] = await Promise.all([
       startEmbeddedPostgres({ fsyncOff: true }),
-      startRestateServer(),
+      startRestateServer({ fsyncOff: true }),
     ]);
     const store = await openPostgresStore(pg.url, { schema: SCHEMA });
     let script: SimScript = () => ({ text: "hello" });

@@ -21,6 +21,10 @@ interface BenchOptions {
   durability: Durability;
   store: "sqlite" | "postgres";
   pgUrl?: string;
+  engine: "embedded" | "restate";
+  restateWorker?: string;
+  restateIngress?: string;
+  schema?: string;
 }
 
 export function registerBenchCommand(program: Command): void {
@@ -45,8 +49,31 @@ export function registerBenchCommand(program: Command): void {
         .default("sqlite"),
     )
     .option("--pg-url <url>", "with --store postgres: the database to use (a schema is made)")
+    .addOption(
+      new Option(
+        "--engine <engine>",
+        "restate: turns through the Restate engine (restate-server, 1 and 2 worker processes, " +
+          "PostgreSQL) beside the embedded engine",
+      )
+        .choices(["embedded", "restate"])
+        .default("embedded"),
+    )
+    .addOption(new Option("--restate-worker <port>", "internal: serve a bench worker").hideHelp())
+    .addOption(new Option("--restate-ingress <url>", "internal: for --restate-worker").hideHelp())
+    .addOption(new Option("--schema <name>", "internal: for --restate-worker").hideHelp())
     .action(async (options: BenchOptions) => {
       const quick = options.quick === true;
+      if (options.restateWorker && options.pgUrl && options.restateIngress && options.schema) {
+        const { serveBenchWorker } = await import("./restate-bench.js");
+        const port = Number(options.restateWorker);
+        await serveBenchWorker(port, options.pgUrl, options.schema, options.restateIngress);
+        return;
+      }
+      if (options.engine === "restate") {
+        const { benchRestate } = await import("./restate-bench.js");
+        await benchRestate(quick, options.out, inChild);
+        return;
+      }
       if (options.scenario) {
         const target = { durability: options.durability, pgUrl: options.pgUrl };
         const result = await runScenario(options.scenario, quick, target);

@@ -6,6 +6,7 @@ import type { ModelAdapter } from "../../llm/model.js";
 import { createSimModel, type SimScript } from "../../llm/sim/sim-model.js";
 import { EmbeddedEngine } from "../../runtime/embedded-engine.js";
 import { newAgent } from "../../runtime/new-agent.js";
+import type { EngineOptions } from "../../runtime/turns.js";
 import type { Store } from "../../storage/store.js";
 import { BUILTIN_PACKS, builtinToolCatalogue, createToolCatalogue } from "../../tools/catalogue.js";
 import { builtinToolImplementations } from "../../tools/registry.js";
@@ -44,6 +45,18 @@ export function benchRuntime(
   runtime: EmbeddedEngine;
   createAgents(n: number, typeName?: string): Promise<string[]>;
 } {
+  const { options, createAgents } = benchWorld(store, world);
+  return { runtime: new EmbeddedEngine(options), createAgents };
+}
+
+/** The benchmark's world as engine options, for any engine (a Restate worker's too). */
+export function benchWorld(
+  store: Store,
+  world: { types?: AgentType[]; script?: SimScript; model?: ModelAdapter } = {},
+): {
+  options: EngineOptions;
+  createAgents(n: number, typeName?: string): Promise<string[]>;
+} {
   const base = builtinConfig();
   const letta = base.registry.get("letta_v1_agent");
   if (!letta) throw new Error("letta_v1_agent missing");
@@ -76,7 +89,7 @@ export function benchRuntime(
             ? { text: "found it" }
             : { toolCalls: [{ name: "lookup", args: { key: `k${call}` } }] }),
     });
-  const runtime = new EmbeddedEngine({
+  const options: EngineOptions = {
     store,
     config,
     ids: randomIds,
@@ -90,7 +103,7 @@ export function benchRuntime(
     }),
     clock: systemClock,
     maxActivations: 100_000,
-  });
+  };
   const createAgents = async (n: number, typeName = "bench") => {
     const type = config.registry.get(typeName);
     if (!type) throw new Error(`no bench type ${typeName}`);
@@ -102,5 +115,5 @@ export function benchRuntime(
     }
     return ids;
   };
-  return { runtime, createAgents };
+  return { options, createAgents };
 }

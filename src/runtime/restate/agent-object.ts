@@ -21,6 +21,8 @@ export interface WorkerParts {
   readonly clock: Clock;
   /** How an agent reaches another (through the ingress). */
   readonly route: AgentRoute;
+  /** Resolves once the events published so far are sent (before a handler answers). */
+  flushEvents(): Promise<void>;
   /** Tells every worker to abort the agent's run if it runs there (a NOTIFY). */
   broadcastCancel(agentId: string): Promise<void>;
 }
@@ -143,6 +145,8 @@ async function exclusive<T>(
       finished = true;
       signal.removeEventListener("abort", stop);
     });
+    // The caller hears the run's events before its answer.
+    await parts.flushEvents();
     return { answer, wakeInMs: await nextWakeInMs(parts, ctx.key) };
   });
   if (done.wakeInMs !== null) {

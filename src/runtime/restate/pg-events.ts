@@ -29,6 +29,7 @@ interface Payload {
  */
 export class NotifyingEvents extends AgentEvents {
   #failures = 0;
+  #sending: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly client: pg.Client,
@@ -62,12 +63,24 @@ export class NotifyingEvents extends AgentEvents {
       text = JSON.stringify({ ...payload, e: { type: "message_ref", id: loop.message.id } });
     }
     if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) return; // A huge delta: the message follows.
-    this.client.query("SELECT pg_notify($1, $2)", [this.channel, text]).catch(() => {
-      this.#failures += 1;
-    });
+    // One after another on one connection: delivered in the order they were published.
+    this.#sending = this.#sending
+      .then(() => this.client.query("SELECT pg_notify($1, $2)", [this.channel, text]))
+      .then(
+        () => undefined,
+        () => {
+          this.#failures += 1;
+        },
+      );
+  }
+
+  /** Resolves once every event published so far has been sent. */
+  flush(): Promise<void> {
+    return this.#sending;
   }
 
   async close(): Promise<void> {
+    await this.#sending;
     await this.client.end().catch(() => undefined);
   }
 }

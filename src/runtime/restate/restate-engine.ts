@@ -14,6 +14,9 @@ import { Ingress } from "./ingress.js";
 import { EventListener } from "./pg-events.js";
 import { unwire, type Wire } from "./wire.js";
 
+/** How long `send` waits at most for a run's last event after its answer. */
+const LAST_EVENT_WAIT_MS = 2_000;
+
 export interface RestateEngineOptions {
   /** The PostgreSQL store the workers write (the API reads runs and messages from it). */
   readonly store: Store;
@@ -68,6 +71,23 @@ export class RestateEngine implements Engine {
     }
     // The run's id is chosen here, so a retried invocation finds the run it started.
     const runId = options.runId ?? ids.next("run");
+    // A subscriber hears the whole run before `send` answers: its last event is awaited.
+    const heard = this.#lastEvent(agentId, runId);
+    try {
+      const outcome = await this.#send(agentId, input, options, runId);
+      await heard.done;
+      return outcome;
+    } finally {
+      heard.cancel();
+    }
+  }
+
+  async #send(
+    agentId: string,
+    input: MessageInput,
+    options: SendOptions,
+    runId: string,
+  ): Promise<RunOutcome> {
     let behind: string | null = null;
     for (;;) {
       // The otid is the invocation's idempotency key; behind a sleeping run it is a new one.
@@ -156,6 +176,29 @@ export class RestateEngine implements Engine {
 
   subscribe(agentId: string, listener: AgentEventListener): () => void {
     return this.listener.events.subscribe(agentId, listener);
+  }
+
+  /**
+   * Resolves when the run's `usage` event (its last) has come, if anyone listens to the agent;
+   * at once otherwise, and after a short while at most (the events are a courtesy of the stream,
+   * the outcome is in the store).
+   */
+  #lastEvent(agentId: string, runId: string): { done: Promise<void>; cancel(): void } {
+    const { events } = this.listener;
+    if (!events.listening(agentId)) return { done: Promise.resolve(), cancel: () => undefined };
+    let cancel = (): void => undefined;
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, LAST_EVENT_WAIT_MS);
+      const unsubscribe = events.subscribe(agentId, (event) => {
+        if (event.type === "usage" && event.runId === runId) resolve();
+      });
+      cancel = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      };
+    }).finally(() => cancel());
+    return { done, cancel: () => cancel() };
   }
 
   /** The outcome of a job: at once if its run stopped in it, else once the run stops. */

@@ -26,6 +26,11 @@ export interface RestateServerOptions {
   baseDir?: string;
   ingressPort?: number;
   adminPort?: number;
+  /**
+   * Skip fsync of its log (tests only): a crash of the machine may lose what it acknowledged;
+   * a crash of the process loses nothing. Default false.
+   */
+  fsyncOff?: boolean;
   /** Where its output goes (default: kept in memory, shown if it fails to start). */
   log?: (line: string) => void;
 }
@@ -70,6 +75,7 @@ export async function startRestateServer(
       RESTATE_NODE_NAME: "holdfast",
       RESTATE_DEFAULT_NUM_PARTITIONS: "4",
       RESTATE_LOG_FORMAT: "compact",
+      ...(options.fsyncOff && { RESTATE_BIFROST__LOCAL__ROCKSDB_DISABLE_WAL_FSYNC: "true" }),
     };
     const started = spawn(binary, ["--no-logo", "--base-dir", baseDir], {
       env,

@@ -64,6 +64,7 @@ export async function startWorker(options: WorkerOptions): Promise<RestateWorker
     store,
     clock: options.clock,
     route,
+    flushEvents: () => events.flush(),
     broadcastCancel: async (agentId) => {
       await cancels.query("SELECT pg_notify($1, $2)", [channel, agentId]);
     },
