@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { resolveServerSettings, type SettingFlags } from "./server-settings.js";
 
+const EMBEDDED = {
+  engine: "embedded",
+  restateIngress: "http://127.0.0.1:8080",
+  restateAdmin: "http://127.0.0.1:9070",
+};
+
 describe("server settings", () => {
   it("defaults to 127.0.0.1:8283 with ./data, durable to the disk", () => {
     expect(resolveServerSettings({}, {}, {}, null, "/srv")).toEqual({
@@ -11,6 +17,7 @@ describe("server settings", () => {
         dataDir: "/srv/data",
         durability: "full",
         pgPoolSize: 10,
+        ...EMBEDDED,
       },
     });
   });
@@ -33,6 +40,7 @@ describe("server settings", () => {
         dataDir: "/srv/flag-data",
         durability: "full",
         pgPoolSize: 10,
+        ...EMBEDDED,
       },
     });
     expect(at({}, env)).toEqual({
@@ -43,6 +51,7 @@ describe("server settings", () => {
         dataDir: "/env-data",
         durability: "full",
         pgPoolSize: 10,
+        ...EMBEDDED,
       },
     });
     expect(at({}, {})).toEqual({
@@ -53,6 +62,7 @@ describe("server settings", () => {
         dataDir: "/etc/hf/file-data",
         durability: "full",
         pgPoolSize: 10,
+        ...EMBEDDED,
       },
     });
   });
@@ -127,5 +137,42 @@ describe("server settings", () => {
     expect(size({ pgPoolSize: "0" }, {})).toEqual([
       { path: "--pg-pool-size", message: "'0' is not a pool size (1-1000)" },
     ]);
+  });
+
+  it("takes the engine and Restate's addresses from a flag, env or the file (issue #11)", () => {
+    const pg = { pgUrl: "postgres://h/db" };
+    const file = { engine: "restate" as const, restate_ingress: "http://file:8080" };
+    const env = { HOLDFAST_RESTATE_ADMIN: "http://env:9070" };
+    const flags = { ...pg, restateIngress: "http://flag:8080" };
+    const resolved = resolveServerSettings(flags, env, file, null, "/srv");
+    expect(resolved).toMatchObject({
+      ok: true,
+      settings: {
+        engine: "restate",
+        restateIngress: "http://flag:8080",
+        restateAdmin: "http://env:9070",
+      },
+    });
+    expect(resolveServerSettings(pg, {}, file, null, "/srv")).toMatchObject({
+      settings: { restateIngress: "http://file:8080" },
+    });
+  });
+
+  it("refuses the restate engine without PostgreSQL, and an engine or URL it does not know", () => {
+    expect(resolveServerSettings({ engine: "restate" }, {}, {}, null, "/srv")).toMatchObject({
+      ok: false,
+      errors: [{ path: "--engine", message: expect.stringMatching(/--pg-url/) }],
+    });
+    const bad = { engine: "cluster", restateIngress: "ftp://x" };
+    expect(
+      resolveServerSettings(bad, { HOLDFAST_RESTATE_ADMIN: "nope" }, {}, null, "/srv"),
+    ).toMatchObject({
+      ok: false,
+      errors: [
+        { path: "--engine" },
+        { path: "--restate-ingress" },
+        { path: "HOLDFAST_RESTATE_ADMIN" },
+      ],
+    });
   });
 });
