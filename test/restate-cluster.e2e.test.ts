@@ -20,6 +20,9 @@ types:
     model: openai-compatible/op-model
     tools: { packs: [shell], access: full, approval: never }
     policy_profile: permissive
+  talker:
+    extends: letta_v1_agent
+    model: openai-compatible/talk-model
 `;
 
 const cwd = tempDir("holdfast-restate-e2e-");
@@ -30,6 +33,7 @@ let cluster: Cluster;
 beforeAll(async () => {
   provider = await startFakeOpenAiServer((request) => {
     const r = read(request);
+    if (r.model === "talk-model") return say(`echo: ${r.task}`);
     if (r.lastRole === "user") {
       // The task names its marker file: the tool leaves one line there, then sleeps.
       return callTool("shell", { command: `echo effect >> ${r.task}; sleep 30` });
@@ -126,4 +130,30 @@ describe("the Restate engine as real processes", () => {
     expect(readFileSync(marker, "utf8")).toBe("effect\n");
     expect(asked.filter((r) => read(r).lastRole === "user")).toHaveLength(1);
   }, 180_000);
+
+  it("keeps one agent's messages in order when two API servers send to it at once", async () => {
+    const second = await cluster.addApi();
+    const clients = [cluster.api.url, second.url].map(
+      (baseURL) => new Letta({ baseURL, maxRetries: 0, timeout: 120_000 }),
+    );
+    const [a, b] = clients as [Letta, Letta];
+    const agent = await a.agents.create({ agent_type: "talker" } as never);
+    const texts = Array.from({ length: 6 }, (_, i) => `m${i}`);
+    const answers = await Promise.all(
+      texts.map((content, i) =>
+        (i % 2 === 0 ? a : b).agents.messages.create(agent.id, {
+          messages: [{ role: "user", content }],
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.stop_reason?.stop_reason)).toEqual(
+      texts.map(() => "end_turn"),
+    );
+    const items = (await b.agents.messages.list(agent.id, { order: "asc", limit: 100 })).items;
+    const said = items.map((m) => ("content" in m ? String(m.content) : ""));
+    // Every message is answered before the next one starts: the turns never interleave.
+    expect(said).toHaveLength(12);
+    for (let i = 0; i < said.length; i += 2) expect(said[i + 1]).toBe(`echo: ${said[i]}`);
+    expect([...said.filter((_, i) => i % 2 === 0)].sort()).toEqual(texts);
+  }, 120_000);
 });

@@ -42,6 +42,8 @@ export interface Cluster {
   readonly balancer: TcpBalancer;
   readonly workers: ClusterProcess[];
   readonly api: ClusterProcess;
+  /** Starts one more API server on the same cluster (a free port). */
+  addApi(): Promise<ClusterProcess>;
   stop(): Promise<void>;
 }
 
@@ -90,15 +92,21 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       ),
     );
     for (const worker of workers) started.push(() => end(worker.child));
-    const api = await launch(
-      "api",
-      ["serve", "--engine", "restate", "--port", String(options.apiPort ?? 8283), ...args],
-      env,
-      /\n {2}search: .*\n/,
-      options.log,
-    );
-    started.push(() => end(api.child));
-    return { pgUrl: pg.url, restate, balancer, workers, api, stop };
+    const startApi = async (port: number, name: string) => {
+      const api = await launch(
+        name,
+        ["serve", "--engine", "restate", "--port", String(port), ...args],
+        env,
+        /\n {2}search: .*\n/,
+        options.log,
+      );
+      started.push(() => end(api.child));
+      return api;
+    };
+    const api = await startApi(options.apiPort ?? 8283, "api");
+    let apis = 1;
+    const addApi = () => startApi(0, `api-${++apis}`);
+    return { pgUrl: pg.url, restate, balancer, workers, api, addApi, stop };
   } catch (error) {
     await stop();
     throw error;
