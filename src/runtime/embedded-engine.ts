@@ -1,35 +1,23 @@
 import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
 import { runToolDirectly } from "../agent/direct-tool-run.js";
-import {
-  cancelTurn,
-  resumeSession,
-  sendUserMessage,
-  submitApprovals,
-  type TurnResult,
-  wakeFromPause,
-} from "../agent/run-turn.js";
-import { NotFoundError } from "../core/errors.js";
-import { applyBlockEdit, type BlockEdit } from "../memory/block-edit.js";
-import { type AgentChange, applyAgentChange } from "../records/agent-change.js";
+import { cancelTurn, resumeSession, submitApprovals } from "../agent/run-turn.js";
+import type { BlockEdit } from "../memory/block-edit.js";
+import type { AgentChange } from "../records/agent-change.js";
 import type { AgentRecord } from "../records/agent-record.js";
 import type { CoreBlock } from "../records/memory-records.js";
 import type { ApprovalDecision } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
 import type { ToolResult } from "../tools/tool.js";
-import { type Activation, loadActivation, reloadActivation } from "./activation.js";
+import { type Activation, loadActivation } from "./activation.js";
 import { type AgentEventListener, AgentEvents, publisherFor } from "./agent-events.js";
+import { editBlocksJob, type JobParts, sendJob, timerJob, updateAgentJob } from "./agent-jobs.js";
 import { childSpawner } from "./child-spawner.js";
 import { Dispatcher } from "./dispatcher.js";
 import type { Engine, MessageInput, ResumeFailure, RunOutcome, SendOptions } from "./engine.js";
-import {
-  refuseWhileApprovalPending,
-  stoppedForCaller,
-  storedOutcome,
-  withMaxSteps,
-} from "./outcomes.js";
+import { stoppedForCaller, storedOutcome, withMaxSteps } from "./outcomes.js";
 import { SessionMover } from "./session-mover.js";
 import { type Job, jobOf, type Settled, SubAgentDriver } from "./sub-agent-driver.js";
-import { childTasks, orphaned, refuseUnwantedTask } from "./sub-agents.js";
+import { childTasks, orphaned } from "./sub-agents.js";
 import { TimerLoop } from "./timer-loop.js";
 import { type EngineOptions, Turns } from "./turns.js";
 
@@ -75,7 +63,7 @@ export class EmbeddedEngine implements Engine {
       },
     });
     this.#timers = new TimerLoop(options.store, options.clock, (timer) =>
-      this.#dispatcher.submit(timer.agent_id, (activation) => this.#onTimer(activation)),
+      this.#dispatcher.submit(timer.agent_id, (activation) => timerJob(this.#parts, activation)),
     );
     this.#turns = new Turns(options, this.#timers, {
       extras: (activation) => ({
@@ -97,6 +85,15 @@ export class EmbeddedEngine implements Engine {
       ...(options.route && { route: options.route }),
     });
     this.#sessions = new SessionMover(options, this.#dispatcher, this.#turns, this.#timers);
+  }
+
+  get #parts(): JobParts {
+    return {
+      options: this.options,
+      turns: this.#turns,
+      family: this.#family,
+      events: this.#events,
+    };
   }
 
   get activeCount(): number {
@@ -152,39 +149,9 @@ export class EmbeddedEngine implements Engine {
   }
 
   #sendJob(agentId: string, input: MessageInput, options: SendOptions, wait: boolean) {
-    return this.#dispatcher.submit(agentId, async (activation) => {
-      await this.#turns.finishInterrupted(activation);
-      if (input.otid) {
-        const seen = await this.options.store.findRunByKey(agentId, input.otid);
-        if (seen) return { kind: "duplicate" as const, runId: seen.id };
-        await refuseUnwantedTask(this.options.store, activation.record, input.otid);
-      }
-      // A sleeping run's children are (re)driven first: after a restart nothing else may have.
-      if (activation.state.phase === "awaiting_children") {
-        await this.#family.collect(activation, false, true);
-      }
-      const { state } = activation;
-      // Only a waiting agent needs the store; an idle one starts at once (the common case).
-      if (state.phase !== "idle")
-        await refuseWhileApprovalPending(this.options.store, agentId, state);
-      if (state.phase === "awaiting_children" && state.run_id) {
-        // The run in progress sleeps until its children end: this message queues behind it.
-        const runId = state.run_id;
-        const wake = wait ? this.#events.nextStop(agentId, runId) : Promise.resolve();
-        return { kind: "queued" as const, runId, wake };
-      }
-      const turn = withMaxSteps(activation.agent, options.maxSteps);
-      const message = {
-        ...input,
-        ...(options.runId ? { runId: options.runId } : {}),
-        ...(options.clientTools ? { clientTools: options.clientTools } : {}),
-        ...(options.conversationId ? { conversationId: options.conversationId } : {}),
-      };
-      const result = await this.#turns.run(activation, (deps) =>
-        sendUserMessage(turn, activation.state, message, deps),
-      );
-      return this.#family.settle(activation, result, wait);
-    });
+    return this.#dispatcher.submit(agentId, (activation) =>
+      sendJob(this.#parts, activation, input, options, wait),
+    );
   }
 
   async approve(
@@ -192,7 +159,10 @@ export class EmbeddedEngine implements Engine {
     decisions: readonly ApprovalDecision[],
     options: SendOptions = {},
   ): Promise<RunOutcome> {
-    return this.#outcome(agentId, await this.#approveJob(agentId, decisions, options, true));
+    const job = await this.#approveJob(agentId, decisions, options, true);
+    // A parent that sleeps passes each answer to the sub-agent that asked.
+    if (job.kind === "sleeping") await this.#family.answerBelow(agentId, decisions);
+    return this.#outcome(agentId, job);
   }
 
   /** `approve` without waiting for a run that sleeps (see `sendJob`). */
@@ -201,16 +171,18 @@ export class EmbeddedEngine implements Engine {
     decisions: readonly ApprovalDecision[],
     options: SendOptions = {},
   ): Promise<Job> {
-    return jobOf(await this.#approveJob(agentId, decisions, options, false));
+    const job = await this.#approveJob(agentId, decisions, options, false);
+    if (job.kind === "sleeping") await this.#family.answerBelow(agentId, decisions);
+    return jobOf(job);
   }
 
-  async #approveJob(
+  #approveJob(
     agentId: string,
     decisions: readonly ApprovalDecision[],
     options: SendOptions,
     wait: boolean,
   ): Promise<Settled> {
-    const job = await this.#dispatcher.submit(agentId, async (activation) => {
+    return this.#dispatcher.submit(agentId, async (activation) => {
       await this.#turns.finishInterrupted(activation);
       const { state } = activation;
       if (state.phase === "awaiting_children" && state.run_id) {
@@ -224,9 +196,6 @@ export class EmbeddedEngine implements Engine {
       );
       return this.#family.settle(activation, result, wait);
     });
-    // A parent that sleeps passes each answer to the sub-agent that asked.
-    if (job.kind === "sleeping") await this.#family.answerBelow(agentId, decisions);
-    return job;
   }
 
   async resume(agentId: string): Promise<RunOutcome> {
@@ -259,7 +228,7 @@ export class EmbeddedEngine implements Engine {
 
   /** A paused session's wake-up or an approval's expiry is due (the Restate engine's timer). */
   fireTimer(agentId: string): Promise<void> {
-    return this.#dispatcher.submit(agentId, (activation) => this.#onTimer(activation));
+    return this.#dispatcher.submit(agentId, (activation) => timerJob(this.#parts, activation));
   }
 
   /** Aborts the agent's run if it runs in this process; false if it does not. */
@@ -384,26 +353,11 @@ export class EmbeddedEngine implements Engine {
   }
 
   updateAgent(agentId: string, change: AgentChange): Promise<AgentRecord> {
-    return this.#dispatcher.submit(agentId, async (activation) => {
-      await this.#turns.ensureFresh(activation);
-      const record = await this.options.store.getAgent(agentId);
-      if (!record) throw new NotFoundError("agent", agentId);
-      const updated = applyAgentChange(record, change, this.options.clock.now());
-      await this.options.store.updateAgent(updated);
-      await reloadActivation(activation, this.options);
-      return updated;
-    });
+    return this.#dispatcher.submit(agentId, (a) => updateAgentJob(this.#parts, a, change));
   }
 
   editBlocks(agentId: string, edit: BlockEdit): Promise<CoreBlock[]> {
-    return this.#dispatcher.submit(agentId, async (activation) => {
-      await this.#turns.ensureFresh(activation);
-      const { store } = this.options;
-      const write = applyBlockEdit(await store.loadBlocks(agentId), edit);
-      if ("put" in write) await store.putBlock(agentId, write.put);
-      else await store.detachBlock(agentId, write.delete);
-      return store.loadBlocks(agentId);
-    });
+    return this.#dispatcher.submit(agentId, (a) => editBlocksJob(this.#parts, a, edit));
   }
 
   runTool(agentId: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -458,22 +412,5 @@ export class EmbeddedEngine implements Engine {
       return this.#family.settle(activation, result, false);
     }
     return this.#family.collect(activation, wait, true);
-  }
-
-  async #onTimer(activation: Activation): Promise<void> {
-    await this.#turns.ensureFresh(activation);
-    const { state } = activation;
-    const due = (at: number | null) => at !== null && at <= this.options.clock.now();
-    let result: TurnResult | null = null;
-    if (state.phase === "paused" && due(state.pause_until_ms)) {
-      result = await this.#turns.run(activation, (deps) =>
-        wakeFromPause(activation.agent, state, deps),
-      );
-    } else if (state.phase === "awaiting_approval" || state.phase === "running") {
-      result = await this.#turns.run(activation, (deps) =>
-        resumeSession(activation.agent, state, deps),
-      );
-    }
-    if (result) this.#family.settle(activation, result, false);
   }
 }

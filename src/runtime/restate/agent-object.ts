@@ -94,6 +94,8 @@ export function agentObject(parts: WorkerParts) {
         exclusive(ctx, parts, "updateAgent", () => engine.updateAgent(ctx.key, change)),
       editBlocks: (ctx: restate.ObjectContext, edit: BlockEdit) =>
         exclusive(ctx, parts, "editBlocks", () => engine.editBlocks(ctx.key, edit)),
+      runTool: (ctx: restate.ObjectContext, req: { name: string; args: Record<string, unknown> }) =>
+        exclusive(ctx, parts, "runTool", () => engine.runTool(ctx.key, req.name, req.args)),
       deleteAgent: (ctx: restate.ObjectContext) =>
         exclusive(ctx, parts, "deleteAgent", () => engine.deleteAgent(ctx.key)),
       cancelSleeping: (ctx: restate.ObjectContext) =>

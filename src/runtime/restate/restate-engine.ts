@@ -6,6 +6,7 @@ import type { CoreBlock } from "../../records/memory-records.js";
 import type { ApprovalDecision } from "../../records/messages.js";
 import type { SessionState } from "../../records/session-state.js";
 import type { Store } from "../../storage/store.js";
+import type { ToolResult } from "../../tools/tool.js";
 import type { AgentEventListener } from "../agent-events.js";
 import type { Engine, MessageInput, ResumeFailure, RunOutcome, SendOptions } from "../engine.js";
 import { stoppedForCaller, storedOutcome } from "../outcomes.js";
@@ -168,6 +169,11 @@ export class RestateEngine implements Engine {
 
   async editBlocks(agentId: string, edit: BlockEdit): Promise<CoreBlock[]> {
     return unwire(await this.#ingress.call<Wire<CoreBlock[]>>(agentId, "editBlocks", edit));
+  }
+
+  async runTool(agentId: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const body = { name, args };
+    return unwire(await this.#ingress.call<Wire<ToolResult>>(agentId, "runTool", body));
   }
 
   async deleteAgent(agentId: string): Promise<boolean> {
