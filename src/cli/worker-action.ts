@@ -16,7 +16,13 @@ export async function workerAction(options: WorkerOptions): Promise<void> {
   const env = { ...process.env, HOLDFAST_PORT: undefined };
   const resolved = resolveServerSettings(flags, env, loaded.server, path, process.cwd());
   if (!resolved.ok) {
-    printErrors("settings", resolved.errors);
+    // The engine is implied here: its complaint is about the missing database.
+    const errors = resolved.errors.map((error) =>
+      error.path === "--engine"
+        ? { path: "--pg-url", message: "required: the PostgreSQL database agents live in" }
+        : error,
+    );
+    printErrors("settings", errors);
     process.exit(1);
   }
   const settings = resolved.settings;
