@@ -1,3 +1,4 @@
+import { runToolDirectly } from "../agent/direct-tool-run.js";
 import {
   resumeSession,
   sendUserMessage,
@@ -9,11 +10,13 @@ import { applyBlockEdit, type BlockEdit } from "../memory/block-edit.js";
 import { type AgentChange, applyAgentChange } from "../records/agent-change.js";
 import type { AgentRecord } from "../records/agent-record.js";
 import type { CoreBlock } from "../records/memory-records.js";
+import type { Store } from "../storage/store.js";
+import type { ToolResult } from "../tools/tool.js";
 import { type Activation, reloadActivation } from "./activation.js";
 import type { AgentEvents } from "./agent-events.js";
-import type { MessageInput, SendOptions } from "./engine.js";
-import { refuseWhileApprovalPending, withMaxSteps } from "./outcomes.js";
-import type { Settled, SubAgentDriver } from "./sub-agent-driver.js";
+import type { MessageInput, RunOutcome, SendOptions } from "./engine.js";
+import { refuseWhileApprovalPending, storedOutcome, withMaxSteps } from "./outcomes.js";
+import type { Job, Settled, SubAgentDriver } from "./sub-agent-driver.js";
 import { refuseUnwantedTask } from "./sub-agents.js";
 import type { EngineOptions, Turns } from "./turns.js";
 
@@ -80,6 +83,23 @@ export async function sendJob(
   return family.settle(activation, result, wait);
 }
 
+/** The outcome of a job that settled: at once if it stopped, else once its run stops. */
+export async function settledOutcome(
+  store: Store,
+  agentId: string,
+  settled: Settled,
+): Promise<RunOutcome> {
+  if (settled.kind === "stopped") return settled.outcome;
+  await settled.wake;
+  return storedOutcome(store, agentId, settled.runId);
+}
+
+/** What a send came to, as data (see Job). */
+export function jobOfSend(done: SendDone): Job {
+  if (done.kind === "stopped" || done.kind === "duplicate") return done;
+  return { kind: done.kind, runId: done.runId };
+}
+
 /** Changes the agent's record (conditionally, see AgentChange) and reloads what it shapes. */
 export async function updateAgentJob(
   parts: JobParts,
@@ -110,6 +130,19 @@ export async function editBlocksJob(
   if ("put" in write) await store.putBlock(agentId, write.put);
   else await store.detachBlock(agentId, write.delete);
   return store.loadBlocks(agentId);
+}
+
+/** Runs one of the agent's tools now, between its turns; commits nothing. */
+export async function runToolJob(
+  parts: JobParts,
+  activation: Activation,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolResult> {
+  await parts.turns.ensureFresh(activation);
+  const { store, clock, ids } = parts.options;
+  const deps = { tools: activation.tools, store, clock, ids, workspace: activation.workspace };
+  return runToolDirectly(activation.agent, activation.state, deps, name, args);
 }
 
 /** A timer is due: a paused session wakes; an approval's expiry or a cut-off turn resumes. */

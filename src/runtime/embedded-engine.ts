@@ -1,5 +1,4 @@
 import type { CompactRequest, CompactResult } from "../agent/compact-now.js";
-import { runToolDirectly } from "../agent/direct-tool-run.js";
 import { cancelTurn, resumeSession, submitApprovals } from "../agent/run-turn.js";
 import type { BlockEdit } from "../memory/block-edit.js";
 import type { AgentChange } from "../records/agent-change.js";
@@ -10,7 +9,16 @@ import type { SessionState } from "../records/session-state.js";
 import type { ToolResult } from "../tools/tool.js";
 import { type Activation, loadActivation } from "./activation.js";
 import { type AgentEventListener, AgentEvents, publisherFor } from "./agent-events.js";
-import { editBlocksJob, type JobParts, sendJob, timerJob, updateAgentJob } from "./agent-jobs.js";
+import {
+  editBlocksJob,
+  type JobParts,
+  jobOfSend,
+  runToolJob,
+  sendJob,
+  settledOutcome,
+  timerJob,
+  updateAgentJob,
+} from "./agent-jobs.js";
 import { childSpawner } from "./child-spawner.js";
 import { Dispatcher } from "./dispatcher.js";
 import type { Engine, MessageInput, ResumeFailure, RunOutcome, SendOptions } from "./engine.js";
@@ -37,6 +45,7 @@ export class EmbeddedEngine implements Engine {
   /** The activations alive now, for cancel, which must not wait in the mailbox. */
   readonly #live = new Map<string, Activation>();
   readonly #family: SubAgentDriver;
+  readonly #parts: JobParts;
 
   constructor(private readonly options: EngineOptions) {
     this.#events = options.events ?? new AgentEvents();
@@ -85,15 +94,7 @@ export class EmbeddedEngine implements Engine {
       ...(options.route && { route: options.route }),
     });
     this.#sessions = new SessionMover(options, this.#dispatcher, this.#turns, this.#timers);
-  }
-
-  get #parts(): JobParts {
-    return {
-      options: this.options,
-      turns: this.#turns,
-      family: this.#family,
-      events: this.#events,
-    };
+    this.#parts = { options, turns: this.#turns, family: this.#family, events: this.#events };
   }
 
   get activeCount(): number {
@@ -126,11 +127,7 @@ export class EmbeddedEngine implements Engine {
    * sleeps (its stop comes as an event): what a Restate worker's handler does.
    */
   async sendJob(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<Job> {
-    const done = await this.#sendJob(agentId, input, options, false);
-    if (done.kind === "stopped") return done;
-    if (done.kind === "sleeping") return { kind: "sleeping", runId: done.runId };
-    if (done.kind === "duplicate") return done;
-    return { kind: "queued", runId: done.runId };
+    return jobOfSend(await this.#sendJob(agentId, input, options, false));
   }
 
   send(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<RunOutcome> {
@@ -138,7 +135,7 @@ export class EmbeddedEngine implements Engine {
     // The common case (the run ended in this job) answers without another hop.
     return job.then(async (done) => {
       if (done.kind === "stopped") return done.outcome;
-      if (done.kind === "sleeping") return this.#outcome(agentId, done);
+      if (done.kind === "sleeping") return settledOutcome(this.options.store, agentId, done);
       if (done.kind === "duplicate") {
         const stored = await storedOutcome(this.options.store, agentId, done.runId);
         return { ...stored, duplicate: true };
@@ -162,7 +159,7 @@ export class EmbeddedEngine implements Engine {
     const job = await this.#approveJob(agentId, decisions, options, true);
     // A parent that sleeps passes each answer to the sub-agent that asked.
     if (job.kind === "sleeping") await this.#family.answerBelow(agentId, decisions);
-    return this.#outcome(agentId, job);
+    return settledOutcome(this.options.store, agentId, job);
   }
 
   /** `approve` without waiting for a run that sleeps (see `sendJob`). */
@@ -199,7 +196,7 @@ export class EmbeddedEngine implements Engine {
   }
 
   async resume(agentId: string): Promise<RunOutcome> {
-    return this.#outcome(agentId, await this.#resumeJob(agentId, true));
+    return settledOutcome(this.options.store, agentId, await this.#resumeJob(agentId, true));
   }
 
   /** `resume` without waiting for a run that sleeps (see `sendJob`). */
@@ -221,22 +218,20 @@ export class EmbeddedEngine implements Engine {
   /** A sleeping parent takes in its children's answers (`deep`: after a crash, re-drives them). */
   collect(agentId: string, deep: boolean): Promise<void> {
     return this.#dispatcher.submit(agentId, async (activation) => {
-      if (deep) await this.#recover(activation, false);
-      else await this.#family.collect(activation, false);
+      await (deep ? this.#recover(activation, false) : this.#family.collect(activation, false));
     });
   }
 
-  /** A paused session's wake-up or an approval's expiry is due (the Restate engine's timer). */
+  /** A pause or an approval expiry is due (the Restate engine's timer). */
   fireTimer(agentId: string): Promise<void> {
     return this.#dispatcher.submit(agentId, (activation) => timerJob(this.#parts, activation));
   }
 
   /** Aborts the agent's run if it runs in this process; false if it does not. */
   abortLocal(agentId: string): boolean {
-    const live = this.#live.get(agentId);
-    if (!live?.controller) return false;
-    live.controller.abort(new Error("cancelled"));
-    return true;
+    const controller = this.#live.get(agentId)?.controller;
+    controller?.abort(new Error("cancelled"));
+    return controller != null;
   }
 
   compact(agentId: string, request: CompactRequest): Promise<CompactResult> {
@@ -361,12 +356,7 @@ export class EmbeddedEngine implements Engine {
   }
 
   runTool(agentId: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    return this.#dispatcher.submit(agentId, async (activation) => {
-      await this.#turns.ensureFresh(activation);
-      const { store, clock, ids } = this.options;
-      const deps = { tools: activation.tools, store, clock, ids, workspace: activation.workspace };
-      return runToolDirectly(activation.agent, activation.state, deps, name, args);
-    });
+    return this.#dispatcher.submit(agentId, (a) => runToolJob(this.#parts, a, name, args));
   }
 
   async deleteAgent(agentId: string): Promise<boolean> {
@@ -389,12 +379,6 @@ export class EmbeddedEngine implements Engine {
     this.#family.stop();
     this.#timers.stop();
     await this.#dispatcher.shutdown();
-  }
-
-  async #outcome(agentId: string, settled: Settled): Promise<RunOutcome> {
-    if (settled.kind === "stopped") return settled.outcome;
-    await settled.wake;
-    return storedOutcome(this.options.store, agentId, settled.runId);
   }
 
   /** An interrupted turn finishes; a sleeping one re-drives its children. Null if neither. */

@@ -1,4 +1,5 @@
 import * as restate from "@restatedev/restate-sdk";
+import type { CompactRequest } from "../../agent/compact-now.js";
 import type { Clock } from "../../core/clock.js";
 import { derivedId } from "../../core/ids.js";
 import type { BlockEdit } from "../../memory/block-edit.js";
@@ -94,6 +95,8 @@ export function agentObject(parts: WorkerParts) {
         exclusive(ctx, parts, "updateAgent", () => engine.updateAgent(ctx.key, change)),
       editBlocks: (ctx: restate.ObjectContext, edit: BlockEdit) =>
         exclusive(ctx, parts, "editBlocks", () => engine.editBlocks(ctx.key, edit)),
+      compact: (ctx: restate.ObjectContext, req: CompactRequest) =>
+        exclusive(ctx, parts, "compact", () => engine.compact(ctx.key, req)),
       runTool: (ctx: restate.ObjectContext, req: { name: string; args: Record<string, unknown> }) =>
         exclusive(ctx, parts, "runTool", () => engine.runTool(ctx.key, req.name, req.args)),
       deleteAgent: (ctx: restate.ObjectContext) =>

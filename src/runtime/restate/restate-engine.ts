@@ -1,3 +1,4 @@
+import type { CompactRequest, CompactResult } from "../../agent/compact-now.js";
 import type { IdSource } from "../../core/ids.js";
 import type { BlockEdit } from "../../memory/block-edit.js";
 import type { AgentChange } from "../../records/agent-change.js";
@@ -169,6 +170,10 @@ export class RestateEngine implements Engine {
 
   async editBlocks(agentId: string, edit: BlockEdit): Promise<CoreBlock[]> {
     return unwire(await this.#ingress.call<Wire<CoreBlock[]>>(agentId, "editBlocks", edit));
+  }
+
+  async compact(agentId: string, request: CompactRequest): Promise<CompactResult> {
+    return unwire(await this.#ingress.call<Wire<CompactResult>>(agentId, "compact", request));
   }
 
   async runTool(agentId: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
