@@ -3,6 +3,7 @@ import {
   type FieldError,
   HoldfastError,
   InvalidApprovalError,
+  InvalidArgumentError,
   NotFoundError,
   RetryableError,
   ValidationError,
@@ -75,6 +76,8 @@ export function fromWire(wire: WireError): Error {
       return new StaleChangeError(wire.message);
     case "UnwantedTaskError":
       return new UnwantedTaskError(wire.message);
+    case "InvalidArgumentError":
+      return new InvalidArgumentError(wire.message);
     case "InvalidApprovalError":
       return new InvalidApprovalError(wire.message, wire.errors ?? []);
     case "NotFoundError":
