@@ -42,8 +42,8 @@ export function registerBenchCommand(program: Command): void {
     .addOption(
       new Option(
         "--store <kind>",
-        "postgres: the committing scenarios on PostgreSQL beside SQLite (a throwaway embedded " +
-          "PostgreSQL unless --pg-url is given)",
+        "postgres: the committing scenarios on PostgreSQL beside SQLite, or with --scenario " +
+          "that one on PostgreSQL (a throwaway embedded PostgreSQL unless --pg-url is given)",
       )
         .choices(["sqlite", "postgres"])
         .default("sqlite"),
@@ -75,8 +75,9 @@ export function registerBenchCommand(program: Command): void {
         return;
       }
       if (options.scenario) {
-        const target = { durability: options.durability, pgUrl: options.pgUrl };
-        const result = await runScenario(options.scenario, quick, target);
+        const result = await onStore(options, (pgUrl) =>
+          runScenario(options.scenario ?? "", quick, { durability: options.durability, pgUrl }),
+        );
         console.log(JSON.stringify(result));
         return;
       }
@@ -90,6 +91,24 @@ export function registerBenchCommand(program: Command): void {
       printTable(results);
       console.log(`\nwritten to ${options.out}`);
     });
+}
+
+/**
+ * Runs a scenario on the store the options name: with `--store postgres` and no `--pg-url`, a
+ * throwaway embedded PostgreSQL is started for it and removed afterwards.
+ */
+async function onStore<T>(
+  options: BenchOptions,
+  run: (pgUrl: string | undefined) => Promise<T>,
+): Promise<T> {
+  if (options.store !== "postgres" || options.pgUrl) return run(options.pgUrl);
+  const { startEmbeddedPostgres } = await import("../../storage/postgres/embedded-server.js");
+  const embedded = await startEmbeddedPostgres();
+  try {
+    return await run(embedded.url);
+  } finally {
+    await embedded.stop();
+  }
 }
 
 /** Each scenario runs in a process of its own, so memory and start-up figures are its own. */
@@ -137,6 +156,7 @@ async function runScenario(name: string, quick: boolean, target: BenchStore): Pr
     case "memory":
       return (await import("./memory-queries.js")).memoryQueries(
         quick ? [1_000, 10_000] : [1_000, 10_000, 100_000],
+        target.pgUrl,
       );
     case "vectors":
       return (await import("./vector-search.js")).vectorSearch(
@@ -279,7 +299,7 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `prompt prefix repeated from the previous call, ${p.turns} turns / ${p.calls} calls`,
       `${f(p.prefixShare * 100, 1)}% (lowest call ${f(p.minCallShare * 100, 1)}%, ${p.callsBreakingPrefix} calls broke it)`,
     ]),
-    ...r.memory.map((m): [string, string] => [
+    ...r.memory.rows.map((m): [string, string] => [
       `memory at ${m.passages} passages (${m.agents} agents): list / by words / search rare / common / block / messages p50 ms`,
       [
         m.listPageP50Ms,
@@ -289,6 +309,12 @@ function printTable(r: ReturnType<typeof runAll>): void {
         m.blockByIdP50Ms,
         m.searchMessagesP50Ms,
       ]
+        .map((ms) => f(ms, 3))
+        .join(" / "),
+    ]),
+    ...r.memory.oneAgent.map((m): [string, string] => [
+      `search, one agent with ${m.passages} passages: rare / common words / common in messages p50 ms`,
+      [m.searchRareP50Ms, m.searchCommonP50Ms, m.searchMessagesCommonP50Ms]
         .map((ms) => f(ms, 3))
         .join(" / "),
     ]),

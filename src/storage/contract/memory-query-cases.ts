@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { asc, block, type ContractContext, desc, ids, passage } from "./fixtures.js";
+import { SEARCH_CANDIDATES } from "../bm25.js";
+import {
+  asc,
+  block,
+  type ContractContext,
+  desc,
+  ids,
+  passage,
+  step,
+  userMessage,
+} from "./fixtures.js";
 
 /** Memory reads the API filters: done by the store, not by reading everything back. */
 export function memoryQueryCases(t: ContractContext): void {
@@ -100,6 +110,30 @@ export function memoryQueryCases(t: ContractContext): void {
       await t.say(b, ...many);
       const hits = await t.store.searchMessages(a, "beta alpha", { limit: 10 });
       expect(ids(hits)).toEqual([said[2], said[0], said[1]]);
+    });
+
+    it("ranks only the newest matches of a search, a bounded number, after its filters", async () => {
+      const a = await t.createAgent();
+      const many = SEARCH_CANDIDATES + 5;
+      // The oldest row is the best match for "storm"; every later one holds the word too.
+      const texts = [
+        "storm storm storm",
+        ...Array.from({ length: many - 1 }, (_, i) => `a storm and the harbour log number ${i}`),
+      ];
+      await t.store.insertPassages(
+        a,
+        texts.map((text, i) => ({ ...passage(`p-${i}`, text), created_at_ms: i })),
+      );
+      const messages = texts.map((text, i) => userMessage(`m-${i}`, text));
+      await t.store.commit(step(a, { messages }));
+      expect(ids(await t.store.searchPassages(a, "storm", { topK: 1 }))).not.toEqual(["p-0"]);
+      expect(ids(await t.store.searchPassages(a, "storm", { topK: 1, toMs: 0 }))).toEqual(["p-0"]);
+      const hits = await t.store.searchMessages(a, "storm", { limit: 1 });
+      expect(hits.map((hit) => hit.id)).not.toEqual(["m-0"]);
+      const found = await t.store.searchMessages(a, "storm", { limit: many });
+      expect(found).toHaveLength(SEARCH_CANDIDATES);
+      expect(found.map((hit) => hit.id)).not.toContain("m-0");
+      expect(found.map((hit) => hit.id)).toContain(`m-${many - 1}`);
     });
 
     it("finds a block by its id within a project only", async () => {

@@ -1,6 +1,6 @@
 import type { MessageHit, Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
-import { rankBm25 } from "../bm25.js";
+import { rankBm25, SEARCH_CANDIDATES } from "../bm25.js";
 import { searchableText } from "../searchable-text.js";
 import type { MessageSearch, PassageSearch } from "../turn-store.js";
 import { copy } from "./rows.js";
@@ -43,7 +43,9 @@ export function searchMessages(
     .map(({ hit }) => hit);
   const limit = Math.max(0, Math.floor(options.limit));
   const texts = hits.map((hit) => hit.text);
-  return rankBm25(query, texts, limit).map((i) => ({ ...(hits[i] as MessageHit) }));
+  return rankBm25(query, texts, limit, SEARCH_CANDIDATES).map((i) => ({
+    ...(hits[i] as MessageHit),
+  }));
 }
 
 export function searchPassages(
@@ -54,5 +56,5 @@ export function searchPassages(
   const pool = passages.filter((passage) => passesFilters(passage, options));
   const limit = Math.max(0, Math.floor(options.topK));
   const texts = pool.map((passage) => passage.text);
-  return rankBm25(query, texts, limit).map((i) => copy(pool[i] as Passage));
+  return rankBm25(query, texts, limit, SEARCH_CANDIDATES).map((i) => copy(pool[i] as Passage));
 }

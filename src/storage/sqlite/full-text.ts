@@ -1,6 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { MessageHit, Passage } from "../../records/memory-records.js";
-import { tokenize } from "../bm25.js";
+import { SEARCH_CANDIDATES, tokenize } from "../bm25.js";
 import type { MessageSearch, PassageSearch } from "../turn-store.js";
 import { hitOf, passageOf } from "./rows.js";
 import type { Statements } from "./statements.js";
@@ -61,7 +61,7 @@ export function searchMessages(
   if (match === null || !(limit > 0)) return [];
   const roles = options.roles === undefined ? null : JSON.stringify(options.roles);
   const exclude = options.excludeRunId ?? null;
-  return sql.searchMessages.all(match, roles, limit, exclude).map(hitOf);
+  return sql.searchMessages.all(match, roles, limit, exclude, SEARCH_CANDIDATES).map(hitOf);
 }
 
 /** Archival search of one agent's passages, given `ownedMatch`'s expression. */
@@ -75,5 +75,6 @@ export function searchPassages(
   const { tags, anyTags, fromMs, toMs } = options;
   const json = (list?: readonly string[]) => (list === undefined ? null : JSON.stringify(list));
   const filters = [json(anyTags), fromMs ?? null, toMs ?? null];
-  return sql.searchPassages.all(match, json(tags), limit, ...filters).map(passageOf);
+  const ranked = SEARCH_CANDIDATES;
+  return sql.searchPassages.all(match, json(tags), limit, ...filters, ranked).map(passageOf);
 }

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { SEARCH_MESSAGES, SEARCH_PASSAGES } from "./search-statements.js";
 
 /**
  * Every statement the SQLite store runs, prepared once when the store opens. Lists page by
@@ -38,12 +39,7 @@ const SQL = {
   messagesDesc: `SELECT body FROM messages WHERE agent_id = ? AND seq > ? AND seq < ?
     ORDER BY seq DESC LIMIT ?`,
   countMessages: "SELECT count(*) AS n FROM messages WHERE agent_id = ?",
-  searchMessages: `SELECT m.id, m.search_role AS role, m.search_text AS text, m.created_at
-    FROM messages_fts JOIN messages AS m ON m.seq = messages_fts.rowid
-    WHERE messages_fts MATCH ?1
-      AND (?2 IS NULL OR m.search_role IN (SELECT value FROM json_each(?2)))
-      AND (?4 IS NULL OR json_extract(m.body, '$.run_id') IS NOT ?4)
-    ORDER BY bm25(messages_fts), m.seq LIMIT ?3`,
+  searchMessages: SEARCH_MESSAGES,
 
   insertPassage: `INSERT INTO passages (id, agent_id, text, tags, created_at_ms)
     VALUES (?, ?, ?, ?, ?)`,
@@ -59,20 +55,7 @@ const SQL = {
     WHERE agent_id = ?1 AND seq > ?2 AND seq < ?3 AND (?5 IS NULL OR NOT EXISTS (
       SELECT 1 FROM json_each(?5) AS word WHERE instr(lower(text), word.value) = 0))
     ORDER BY seq DESC LIMIT ?4`,
-  // ?2: tags a passage must all have; ?4: tags it must have one of; ?5, ?6: creation time
-  // range, both ends included. NULL means no such filter.
-  searchPassages: `SELECT p.id, p.text, p.tags, p.created_at_ms
-    FROM passages_fts JOIN passages AS p ON p.seq = passages_fts.rowid
-    WHERE passages_fts MATCH ?1
-      AND NOT EXISTS (
-        SELECT 1 FROM json_each(?2) AS wanted
-        WHERE wanted.value NOT IN (SELECT value FROM json_each(p.tags))
-      )
-      AND (?4 IS NULL OR EXISTS (
-        SELECT 1 FROM json_each(p.tags) AS tag WHERE tag.value IN (SELECT value FROM json_each(?4))
-      ))
-      AND (?5 IS NULL OR p.created_at_ms >= ?5) AND (?6 IS NULL OR p.created_at_ms <= ?6)
-    ORDER BY bm25(passages_fts), p.seq LIMIT ?3`,
+  searchPassages: SEARCH_PASSAGES,
 
   putSession: `INSERT INTO sessions (agent_id, version, phase, body) VALUES (?, ?, ?, ?)
     ON CONFLICT (agent_id) DO UPDATE
