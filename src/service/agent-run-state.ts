@@ -43,7 +43,7 @@ async function pendingApproval(store: Store, agentId: string): Promise<LettaMess
       m.message_type === "approval_request_message" && waiting.includes(m.tool_call.tool_call_id),
   );
   const [first] = lettaMessages(requests);
-  if (!first) return null;
+  if (first?.message_type !== "approval_request_message") return null;
   const calls = session.pending
     .filter((call) => waiting.includes(call.tool_call.tool_call_id))
     .map((call) => call.tool_call);

@@ -1,6 +1,6 @@
 import { ConflictError, ValidationError } from "../core/errors.js";
-import type { RunVerification } from "../records/agent-record.js";
-import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
+import type { LettaResponse, LettaUsage } from "../records/letta-message.js";
+import type { ApprovalDecision } from "../records/messages.js";
 import type { Usage } from "../records/session-state.js";
 import type { AgentEvent } from "../runtime/agent-events.js";
 import type { RunOutcome, SendOptions } from "../runtime/engine.js";
@@ -11,17 +11,11 @@ import { type LettaMessageView, lettaMessages, type RunView, runView } from "./l
 import { ModelRunError } from "./model-failure.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
 
-/** Letta's `LettaResponse`: what the agent produced (not the input), why it stopped, usage. */
-export interface LettaResponse {
-  messages: AgentMessage[];
-  stop_reason: { message_type: "stop_reason"; stop_reason: StopReason };
-  usage: ReturnType<typeof usageView>;
-  verification?: RunVerification;
-}
+export type { LettaResponse };
 
-export function usageView(usage: Usage) {
+export function usageView(usage: Usage): LettaUsage {
   return {
-    message_type: "usage_statistics" as const,
+    message_type: "usage_statistics",
     completion_tokens: usage.completion_tokens,
     prompt_tokens: usage.prompt_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
@@ -221,7 +215,7 @@ export class MessageService {
    * does (letta/server/rest_api/routers/v1/agents.py, `cancel_message`): `{run_id: "cancelled"}`,
    * or a 409 when nothing runs (Letta's NoActiveRunsToCancelError).
    */
-  async cancel(projectId: string, agentId: string): Promise<Record<string, string>> {
+  async cancel(projectId: string, agentId: string): Promise<Record<string, "cancelled">> {
     await requireAgent(this.ctx, projectId, agentId);
     // The stored checkpoint, not the engine's session: that waits for the running turn.
     const runId = (await this.ctx.store.loadSession(agentId))?.run_id ?? null;
@@ -246,7 +240,9 @@ export function responseOf(
 ): LettaResponse {
   const only = body.include_return_message_types;
   const own = lettaMessages(outcome.messages.filter((m) => !INPUT_TYPES.has(m.message_type)));
-  const below = outcome.childApprovals.map((a) => ({ ...a.message, agent_id: a.agentId }));
+  const below = outcome.childApprovals.flatMap((a) =>
+    lettaMessages([a.message]).map((m) => ({ ...m, agent_id: a.agentId })),
+  );
   const messages = [...own, ...below];
   return {
     messages: only ? messages.filter((m) => only.includes(m.message_type)) : messages,

@@ -57,7 +57,7 @@ const cancel = createRoute({
   responses: {
     200: {
       description: 'The cancelled run: `{run_id: "cancelled"}`; 409 when nothing runs',
-      content: { "application/json": { schema: z.looseObject({}) } },
+      content: { "application/json": { schema: z.record(z.string(), z.literal("cancelled")) } },
     },
     ...AGENT_ERRORS,
   },
