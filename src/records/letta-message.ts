@@ -12,6 +12,7 @@ import {
   ToolCall,
   ToolCallMessage,
   ToolReturnMessage,
+  ToolStatus,
   UserMessage,
 } from "./messages.js";
 
@@ -26,7 +27,7 @@ const shown = { otid: z.string() };
 const ToolReturnEntry = z.object({
   type: z.literal("tool"),
   tool_call_id: z.string(),
-  status: z.enum(["success", "error"]),
+  status: ToolStatus,
   tool_return: z.string(),
   stdout: z.null(),
   stderr: z.null(),

@@ -17,6 +17,10 @@ export const StopReason = z.enum([
 ]);
 export type StopReason = z.infer<typeof StopReason>;
 
+/** How a tool call ended: Letta's `status` of a tool return. */
+export const ToolStatus = z.enum(["success", "error"]);
+export type ToolStatus = z.infer<typeof ToolStatus>;
+
 export const ToolCall = z.object({
   name: z.string(),
   /** The arguments as JSON text, exactly as the model produced them. */
@@ -49,7 +53,7 @@ export const ClientToolReturn = z.object({
   type: z.literal("tool"),
   tool_call_id: z.string(),
   tool_return: z.string(),
-  status: z.enum(["success", "error"]),
+  status: ToolStatus,
 });
 export type ClientToolReturn = z.infer<typeof ClientToolReturn>;
 
@@ -110,7 +114,7 @@ export const ToolReturnMessage = z.object({
   name: z.string(),
   tool_call_id: z.string(),
   tool_return: z.string(),
-  status: z.enum(["success", "error"]),
+  status: ToolStatus,
 });
 export const ApprovalRequestMessage = z.object({
   ...base,

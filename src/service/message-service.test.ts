@@ -77,6 +77,19 @@ describe("message service: each check once per message (issue #16)", () => {
       expect(count("loadSession")).toBe(0);
       expect(count("getAgent")).toBe(1);
     }
+    // Answers are checked against the session the engine holds: no stored session is read.
+    reset();
+    const call = waiting.messages.find((m) => m.message_type === "approval_request_message");
+    const answer = { type: "approval" as const, tool_call_id: call?.tool_call.tool_call_id ?? "" };
+    const approvals = [{ ...answer, approve: true }];
+    const done = await messages.send("p1", agentId, {
+      messages: [{ type: "approval", approvals }],
+    });
+    expect(done.stop_reason.stop_reason).toBe("end_turn");
+    expect({ sessions: count("loadSession"), agents: count("getAgent") }).toEqual({
+      sessions: 0,
+      agents: 1,
+    });
   });
 
   it("answers an unknown agent, or another project's, with a 404 before anything runs", async () => {

@@ -194,11 +194,10 @@ export class MessageService {
   async #prepare(projectId: string, agentId: string, body: SendMessagesRequest) {
     const agent = await requireAgent(this.ctx, projectId, agentId);
     const input = inputOf(body);
-    const clientTools = await checkRequest(this.ctx, agent, body, input);
-    const runId =
-      input.kind === "message"
-        ? this.ctx.ids.next("run")
-        : (await this.ctx.engine.session(agentId)).run_id;
+    // Answers to approvals are checked against the session the engine holds, whose run they go on.
+    const session = input.kind === "approvals" ? await this.ctx.engine.session(agentId) : null;
+    const clientTools = checkRequest(this.ctx, agent, body, input, session);
+    const runId = session ? session.run_id : this.ctx.ids.next("run");
     return { input, clientTools, runId };
   }
 

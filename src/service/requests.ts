@@ -3,7 +3,7 @@ import { AgentSettings } from "../records/agent-state.js";
 import { ClientTool } from "../records/client-tool.js";
 import { CreateBlockBody } from "../records/core-block.js";
 import { FreeFormObject } from "../records/free-form-json.js";
-import { MessageType } from "../records/messages.js";
+import { MessageType, ToolStatus } from "../records/messages.js";
 
 /** A core block as Letta's clients create it. */
 export const CreateBlock = CreateBlockBody;
@@ -47,7 +47,7 @@ const ToolReturnEntry = z.object({
   tool_call_id: z.string().min(1).max(200),
   /** Text, or text parts (joined); images are not supported in tool returns here. */
   tool_return: z.union([z.string().max(1_000_000), z.array(TextPart).min(1).max(100)]),
-  status: z.enum(["success", "error"]),
+  status: ToolStatus,
   stdout: z.array(z.string().max(100_000)).max(1000).nullish(),
   stderr: z.array(z.string().max(100_000)).max(1000).nullish(),
 });
