@@ -18,19 +18,28 @@ export const ErrorBodySchema = z.object({
  * that a client generated from `/openapi.json` gets these types by name.
  */
 
+/**
+ * `schema` named `name` in the document. A schema made before `@hono/zod-openapi` loaded has no
+ * `.openapi` of its own (zod copies methods when it makes a schema), so the method is called
+ * from the prototype the library extends.
+ */
+function named<T extends z.ZodType>(schema: T, name: string): T {
+  return z.ZodType.prototype.openapi.call(schema, name) as T;
+}
+
 /** Letta's AgentState. */
-export const AgentStateSchema = AgentStateView.openapi("AgentState");
+export const AgentStateSchema = named(AgentStateView, "AgentState");
 
 /** A Letta message of any type, discriminated by `message_type`. */
-export const LettaMessageSchema = LettaMessage.openapi("LettaMessage");
+export const LettaMessageSchema = named(LettaMessage, "LettaMessage");
 
-export const LettaResponseSchema = LettaResponse.openapi("LettaResponse");
+export const LettaResponseSchema = named(LettaResponse, "LettaResponse");
 
 /** Letta's Run, Step, a run's usage and Tool. */
-export const RunSchema = LettaRun.openapi("Run");
-export const StepSchema = LettaStep.openapi("Step");
-export const RunUsageSchema = LettaRunUsage.openapi("RunUsage");
-export const ToolSchema = LettaTool.openapi("Tool");
+export const RunSchema = named(LettaRun, "Run");
+export const StepSchema = named(LettaStep, "Step");
+export const RunUsageSchema = named(LettaRunUsage, "RunUsage");
+export const ToolSchema = named(LettaTool, "Tool");
 
 export const AgentIdParam = z.object({ agent_id: z.string().min(1).max(200) });
 
