@@ -69,6 +69,8 @@ async function conforms(
   return json;
 }
 
+const say = (content: string) => ({ messages: [{ role: "user", content }] });
+
 describe("/openapi.json describes what the server answers", () => {
   it("gives every route a response schema, and a typed one for each JSON success", () => {
     const problems: string[] = [];
@@ -134,6 +136,8 @@ describe("/openapi.json describes what the server answers", () => {
     await conforms("get", "/v1/steps/{step_id}", { step_id });
     await conforms("get", "/v1/runs/{run_id}/usage", { run_id });
     await conforms("get", "/v1/tools", {});
+    await conforms("get", "/v1/agents/{agent_id}/tools", { agent_id });
+    await conforms("post", "/v1/agents/{agent_id}/messages/async", { agent_id }, say("hi"));
   });
 
   it("fails an answer that breaks its declared schema (the check can fail)", () => {
