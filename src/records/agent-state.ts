@@ -119,3 +119,21 @@ export const AgentState = z.object({
   pending_approval: LettaMessage.nullable(),
 });
 export type AgentState = z.infer<typeof AgentState>;
+
+/**
+ * A sub-agent as `GET /v1/agents/{id}/children` shows it. `children` holds nodes of this same
+ * shape (OpenAPI cannot name the recursion; the service's `ChildNode` type says it).
+ */
+export const AgentChildNode = z.object({
+  id: z.string(),
+  name: z.string(),
+  agent_type: z.string(),
+  /** What its session is doing now: idle, running, awaiting_approval, awaiting_children, paused. */
+  status: z.string(),
+  /** The run its parent gave it (its task), once it started. */
+  task_run: z
+    .object({ id: z.string(), status: z.string(), stop_reason: z.string().nullable() })
+    .nullable(),
+  created_at: iso,
+  children: z.array(z.unknown()),
+});
