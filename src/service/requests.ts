@@ -2,14 +2,11 @@ import { z } from "zod";
 import { AgentSettings } from "../records/agent-state.js";
 import { ClientTool } from "../records/client-tool.js";
 import { CreateBlockBody } from "../records/core-block.js";
-import { FreeFormObject } from "../records/free-form-json.js";
 import { MessageType, ToolStatus } from "../records/messages.js";
 
 /** A core block as Letta's clients create it. */
 export const CreateBlock = CreateBlockBody;
 export type CreateBlock = CreateBlockBody;
-
-const Metadata = FreeFormObject;
 
 /**
  * `POST /v1/agents/`: Letta's fields that Holdfast maps onto agent types. Fields Letta has and
