@@ -1,23 +1,18 @@
 import { ConflictError } from "../core/errors.js";
 import type { AgentRecord } from "./agent-record.js";
-import type { ToolRule } from "./tool-rule.js";
 
 /**
  * A change to an agent's record, as data, so any engine can apply it between the agent's
  * turns. `expectUpdatedAtMs` makes it conditional: the caller computed it from the record as
  * of that time, and another change since is a conflict (the caller reads again and retries).
+ * Its fields are the record's own; `context_after` resets the model's context (see AgentRecord).
  */
-export interface AgentChange {
-  expectUpdatedAtMs?: number;
-  name?: string;
-  overrides?: Record<string, unknown>;
-  tool_rules?: ToolRule[];
-  tags?: string[];
-  metadata?: Record<string, unknown>;
-  description?: string | null;
-  /** Resets the model's context to the messages after this one (see AgentRecord). */
-  context_after?: string;
-}
+export type AgentChange = Partial<
+  Pick<
+    AgentRecord,
+    "name" | "overrides" | "tool_rules" | "tags" | "metadata" | "description" | "context_after"
+  >
+> & { expectUpdatedAtMs?: number };
 
 /** A conditional change found the record changed since its caller read it. */
 export class StaleChangeError extends ConflictError {

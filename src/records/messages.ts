@@ -17,6 +17,10 @@ export const StopReason = z.enum([
 ]);
 export type StopReason = z.infer<typeof StopReason>;
 
+/** How a tool call ended: Letta's `status` of a tool return. */
+export const ToolStatus = z.enum(["success", "error"]);
+export type ToolStatus = z.infer<typeof ToolStatus>;
+
 export const ToolCall = z.object({
   name: z.string(),
   /** The arguments as JSON text, exactly as the model produced them. */
@@ -51,7 +55,7 @@ export const ClientToolReturn = z.object({
   type: z.literal("tool"),
   tool_call_id: z.string(),
   tool_return: z.string(),
-  status: z.enum(["success", "error"]),
+  status: ToolStatus,
 });
 export type ClientToolReturn = z.infer<typeof ClientToolReturn>;
 
@@ -59,34 +63,84 @@ export type ClientToolReturn = z.infer<typeof ClientToolReturn>;
 export const ApprovalDecision = z.union([ClientToolReturn, ApprovalAnswer]);
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 
+/**
+ * Every message type of Letta's, the one list filters and documents use. Holdfast stores all
+ * but `hidden_reasoning_message` (Letta's stand-in for a provider's hidden reasoning).
+ */
+export const MessageType = z.enum([
+  "system_message",
+  "user_message",
+  "assistant_message",
+  "reasoning_message",
+  "hidden_reasoning_message",
+  "tool_call_message",
+  "tool_return_message",
+  "approval_request_message",
+  "approval_response_message",
+]);
+export type MessageType = z.infer<typeof MessageType>;
+
+const type = MessageType.enum;
+const text = z.string();
+
+export const SystemMessage = z.object({
+  ...base,
+  message_type: z.literal(type.system_message),
+  content: text,
+});
+export const UserMessage = z.object({
+  ...base,
+  message_type: z.literal(type.user_message),
+  content: text,
+});
+export const AssistantMessage = z.object({
+  ...base,
+  message_type: z.literal(type.assistant_message),
+  content: text,
+});
+export const ReasoningMessage = z.object({
+  ...base,
+  message_type: z.literal(type.reasoning_message),
+  reasoning: z.string(),
+  /** The provider's signature of the reasoning (Anthropic thinking), as Letta keeps it. */
+  signature: z.string().nullable().optional(),
+});
+export const ToolCallMessage = z.object({
+  ...base,
+  message_type: z.literal(type.tool_call_message),
+  tool_call: ToolCall,
+});
+export const ToolReturnMessage = z.object({
+  ...base,
+  message_type: z.literal(type.tool_return_message),
+  name: z.string(),
+  tool_call_id: z.string(),
+  tool_return: z.string(),
+  status: ToolStatus,
+});
+export const ApprovalRequestMessage = z.object({
+  ...base,
+  message_type: z.literal(type.approval_request_message),
+  tool_call: ToolCall,
+});
+export const ApprovalResponseMessage = z.object({
+  ...base,
+  message_type: z.literal(type.approval_response_message),
+  approvals: z.array(ApprovalDecision),
+});
+
 /** One message of an agent's history, with Letta's message types and field names. */
 export const AgentMessage = z.discriminatedUnion("message_type", [
-  z.object({ ...base, message_type: z.literal("system_message"), content: z.string() }),
-  z.object({ ...base, message_type: z.literal("user_message"), content: z.string() }),
-  z.object({ ...base, message_type: z.literal("assistant_message"), content: z.string() }),
-  z.object({
-    ...base,
-    message_type: z.literal("reasoning_message"),
-    reasoning: z.string(),
-    /** The provider's signature of the reasoning (Anthropic thinking), as Letta keeps it. */
-    signature: z.string().nullable().optional(),
-  }),
-  z.object({ ...base, message_type: z.literal("tool_call_message"), tool_call: ToolCall }),
-  z.object({
-    ...base,
-    message_type: z.literal("tool_return_message"),
-    name: z.string(),
-    tool_call_id: z.string(),
-    tool_return: z.string(),
-    status: z.enum(["success", "error"]),
-  }),
-  z.object({ ...base, message_type: z.literal("approval_request_message"), tool_call: ToolCall }),
-  z.object({
-    ...base,
-    message_type: z.literal("approval_response_message"),
-    approvals: z.array(ApprovalDecision),
-  }),
+  SystemMessage,
+  UserMessage,
+  AssistantMessage,
+  ReasoningMessage,
+  ToolCallMessage,
+  ToolReturnMessage,
+  ApprovalRequestMessage,
+  ApprovalResponseMessage,
 ]);
 export type AgentMessage = z.infer<typeof AgentMessage>;
-export type MessageType = AgentMessage["message_type"];
-export type MessageOf<T extends MessageType> = Extract<AgentMessage, { message_type: T }>;
+/** The message types Holdfast stores. */
+export type StoredMessageType = AgentMessage["message_type"];
+export type MessageOf<T extends StoredMessageType> = Extract<AgentMessage, { message_type: T }>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ClientTool } from "./client-tool.js";
-import { ApprovalDecision, StopReason } from "./messages.js";
+import { ApprovalDecision, StopReason, ToolStatus } from "./messages.js";
 
 /**
  * The run journal: what the loop decided at each committed step of a run, and what it was
@@ -42,7 +42,7 @@ export type RecordedResponse = z.infer<typeof RecordedResponse>;
 
 /** A tool's result as the loop received it, and whether the tool really ran. */
 export const RecordedToolResult = z.object({
-  status: z.enum(["success", "error"]),
+  status: ToolStatus,
   output: z.string(),
   effects: z
     .object({ pauseUntilMs: z.number().optional(), reply: z.string().optional() })

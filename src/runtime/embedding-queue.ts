@@ -2,24 +2,12 @@ import type { Clock } from "../core/clock.js";
 import { HoldfastError } from "../core/errors.js";
 import type { EmbeddingModel } from "../llm/embedding-model.js";
 import { ModelError } from "../llm/model-error.js";
+import type { EmbeddingStatus } from "../records/agent-state.js";
 import type { Store } from "../storage/store.js";
 import type { EmbeddedKind } from "../storage/vector-store.js";
 
-/** What the API shows of an agent's vectors. */
-export interface EmbeddingProgress {
-  /** The embedding model of the agent's memory; null searches full-text only. */
-  model: string | null;
-  /** Passages and searchable messages with a vector of `model`, of `total`. */
-  embedded: number;
-  total: number;
-  /**
-   * `off` (no model), `ready` (all embedded), `embedding` (queued or at work), `retrying`
-   * (a transient failure; waiting to try again) or `failed` (a failure that retrying will not
-   * fix, such as a bad key: tried again on the agent's next write or at start-up).
-   */
-  state: "off" | "ready" | "embedding" | "retrying" | "failed";
-  last_error: string | null;
-}
+/** What the API shows of an agent's vectors (its `embedding_status`). */
+export type EmbeddingProgress = EmbeddingStatus;
 
 export interface EmbeddingQueueOptions {
   /** Where rows and vectors are: a store's, or any owner's (a folder's chunks) as `vectors`. */

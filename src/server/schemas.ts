@@ -1,5 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { BlockView } from "../records/core-block.js";
+import { LettaTool } from "../records/agent-state.js";
+import { LettaMessage, LettaResponse } from "../records/letta-message.js";
+import { LettaRun, LettaRunUsage, LettaStep } from "../records/letta-run.js";
+import { AgentStateView } from "../service/letta-views.js";
 
 /** The body of every error answer; see error-response.ts. */
 export const ErrorBodySchema = z.object({
@@ -10,34 +13,33 @@ export const ErrorBodySchema = z.object({
   known: z.array(z.string()).optional(),
 });
 
-/** Letta's AgentState, documented by its main fields; the rest pass through. */
-export const AgentStateSchema = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  agent_type: z.string(),
-  system: z.string(),
-  tags: z.array(z.string()),
-  blocks: z.array(BlockView),
-  tools: z.array(z.looseObject({ id: z.string(), name: z.string() })),
-  llm_config: z.looseObject({
-    model: z.string(),
-    model_endpoint_type: z.string(),
-    context_window: z.number(),
-  }),
-});
+/*
+ * Responses are documented by the schemas their views are typed by (src/records/), named so
+ * that a client generated from `/openapi.json` gets these types by name.
+ */
+
+/**
+ * `schema` named `name` in the document. A schema made before `@hono/zod-openapi` loaded has no
+ * `.openapi` of its own (zod copies methods when it makes a schema), so the method is called
+ * from the prototype the library extends.
+ */
+function named<T extends z.ZodType>(schema: T, name: string): T {
+  return z.ZodType.prototype.openapi.call(schema, name) as T;
+}
+
+/** Letta's AgentState. */
+export const AgentStateSchema = named(AgentStateView, "AgentState");
 
 /** A Letta message of any type, discriminated by `message_type`. */
-export const LettaMessageSchema = z.looseObject({
-  id: z.string(),
-  date: z.string(),
-  message_type: z.string(),
-});
+export const LettaMessageSchema = named(LettaMessage, "LettaMessage");
 
-export const LettaResponseSchema = z.object({
-  messages: z.array(LettaMessageSchema),
-  stop_reason: z.object({ message_type: z.literal("stop_reason"), stop_reason: z.string() }),
-  usage: z.looseObject({ message_type: z.literal("usage_statistics") }),
-});
+export const LettaResponseSchema = named(LettaResponse, "LettaResponse");
+
+/** Letta's Run, Step, a run's usage and Tool. */
+export const RunSchema = named(LettaRun, "Run");
+export const StepSchema = named(LettaStep, "Step");
+export const RunUsageSchema = named(LettaRunUsage, "RunUsage");
+export const ToolSchema = named(LettaTool, "Tool");
 
 export const AgentIdParam = z.object({ agent_id: z.string().min(1).max(200) });
 

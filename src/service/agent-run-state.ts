@@ -1,18 +1,15 @@
 import { awaitingApproval } from "../agent/approvals.js";
+import type { AgentState } from "../records/agent-state.js";
 import { StopReason } from "../records/messages.js";
 import type { Store } from "../storage/store.js";
 import { type LettaMessageView, lettaMessages } from "./letta-views.js";
 
-/** The fields of Letta's `AgentState` that come from the agent's runs, not its record. */
-export interface AgentRunState {
-  /** The stop reason of the agent's last ended run (Letta's `last_stop_reason`). */
-  last_stop_reason: StopReason | null;
-  /**
-   * The approval request the agent waits on, with every waiting call in `tool_calls`; only
-   * when asked for with `include=agent.pending_approval`, else null (letta/orm/agent.py).
-   */
-  pending_approval: LettaMessageView | null;
-}
+/**
+ * The fields of Letta's `AgentState` that come from the agent's runs, not its record: the stop
+ * reason of its last ended run, and the approval request it waits on (with every waiting call
+ * in `tool_calls`) when asked for with `include=agent.pending_approval` (letta/orm/agent.py).
+ */
+export type AgentRunState = Pick<AgentState, "last_stop_reason" | "pending_approval">;
 
 export async function agentRunState(
   store: Store,
@@ -43,7 +40,7 @@ async function pendingApproval(store: Store, agentId: string): Promise<LettaMess
       m.message_type === "approval_request_message" && waiting.includes(m.tool_call.tool_call_id),
   );
   const [first] = lettaMessages(requests);
-  if (!first) return null;
+  if (first?.message_type !== "approval_request_message") return null;
   const calls = session.pending
     .filter((call) => waiting.includes(call.tool_call.tool_call_id))
     .map((call) => call.tool_call);

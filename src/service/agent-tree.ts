@@ -1,18 +1,12 @@
+import type { z } from "zod";
 import type { AgentRecord } from "../records/agent-record.js";
+import type { AgentChildNode } from "../records/agent-state.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 
 /** A sub-agent as `GET /v1/agents/{id}/children` shows it, with its own children below. */
-export interface ChildNode {
-  id: string;
-  name: string;
-  agent_type: string;
-  /** What its session is doing now: idle, running, awaiting_approval, awaiting_children, paused. */
-  status: string;
-  /** The run its parent gave it (its task), once it started. */
-  task_run: { id: string; status: string; stop_reason: string | null } | null;
-  created_at: string;
+export type ChildNode = Omit<z.infer<typeof AgentChildNode>, "children"> & {
   children: ChildNode[];
-}
+};
 
 /** The deepest tree shown: deeper than any spawn depth a type may set (16). */
 const MAX_DEPTH = 17;

@@ -1,6 +1,7 @@
 import { awaitingApproval, decisionProblems } from "../agent/approvals.js";
 import { InvalidApprovalError, ValidationError } from "../core/errors.js";
 import type { ApprovalDecision } from "../records/messages.js";
+import type { SessionState } from "../records/session-state.js";
 import type { SendOptions } from "../runtime/engine.js";
 import { clientToolProblems } from "../tools/client-tools.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
@@ -14,12 +15,13 @@ import type { SendMessagesRequest } from "./requests.js";
  * waits for. Returns the client tools for the engine. The engine checks the answers again
  * against the session as it is when they apply.
  */
-export async function checkRequest(
+export function checkRequest(
   ctx: ServiceContext,
   agent: ResolvedAgent,
   body: SendMessagesRequest,
   input: { kind: "message" } | { kind: "approvals"; decisions: ApprovalDecision[] },
-): Promise<Pick<SendOptions, "clientTools">> {
+  session: SessionState | null,
+): Pick<SendOptions, "clientTools"> {
   const tools = body.client_tools;
   if (tools) {
     const caps = effectiveCapabilities(agent.type, agent.overrides, ctx.config.catalogue);
@@ -27,7 +29,7 @@ export async function checkRequest(
     const errors = clientToolProblems(tools, own);
     if (errors.length > 0) throw new ValidationError("invalid client tools", errors);
   }
-  if (input.kind === "approvals") await checkAnswers(ctx, agent.record.id, input.decisions);
+  if (input.kind === "approvals") checkAnswers(session, input.decisions);
   return tools ? { clientTools: tools } : {};
 }
 
@@ -36,12 +38,7 @@ export async function checkRequest(
  * waiting, Letta asks for a regular message instead. An agent asleep for its sub-agents passes
  * the answers down, and they are checked there.
  */
-async function checkAnswers(
-  ctx: ServiceContext,
-  agentId: string,
-  decisions: readonly ApprovalDecision[],
-): Promise<void> {
-  const session = await ctx.store.loadSession(agentId);
+function checkAnswers(session: SessionState | null, decisions: readonly ApprovalDecision[]): void {
   if (session?.phase === "awaiting_children" || session?.phase === "running") return;
   if (!session || awaitingApproval(session).length === 0) {
     throw new InvalidApprovalError("invalid approval", [

@@ -1,11 +1,15 @@
+import type { z } from "zod";
 import { parseModelHandle } from "../llm/handle.js";
 import type { AgentRecord, RunRecord } from "../records/agent-record.js";
+import { AgentState, type LettaTool } from "../records/agent-state.js";
 import { type BlockView, blockView } from "../records/core-block.js";
+import type { LettaMessage } from "../records/letta-message.js";
+import type { LettaRun } from "../records/letta-run.js";
 import type { CoreBlock, Passage } from "../records/memory-records.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { EmbeddingProgress } from "../runtime/embedding-queue.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
-import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
+import { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import type { AgentRunState } from "./agent-run-state.js";
 import { embeddingModelView } from "./embedding-views.js";
 import type { FolderView } from "./folder-views.js";
@@ -15,7 +19,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export { type BlockView, blockView };
 
 /** A tool as Letta shows it. Built-in tools have stable ids: `tool-<name>`. */
-export function toolView(tool: ToolDeclaration, requiresApproval = false) {
+export function toolView(tool: ToolDeclaration, requiresApproval = false): LettaTool {
   return {
     id: `tool-${tool.name}`,
     name: tool.name,
@@ -35,6 +39,10 @@ function toolType(tool: ToolDeclaration): string {
   return tool.requires || tool.name === "send_message" ? "letta_core" : "custom";
 }
 
+/** Letta's `AgentState` as the API answers it: the records' schema with its capabilities. */
+export const AgentStateView = AgentState.extend({ capabilities: EffectiveCapabilities });
+export type AgentStateView = z.infer<typeof AgentStateView>;
+
 /** Letta's `AgentState` from what Holdfast stores and computes. */
 export function agentStateView(input: {
   record: AgentRecord;
@@ -51,7 +59,7 @@ export function agentStateView(input: {
   embeddingStatus: EmbeddingProgress | null;
   /** Its attached folders, as Letta's `sources`. */
   sources?: FolderView[];
-}) {
+}): AgentStateView {
   const { record, capabilities } = input;
   const blocks = input.blocks.map(blockView);
   const byRule = (name: string) =>
@@ -93,7 +101,6 @@ export function agentStateView(input: {
     pending_approval: input.runState.pending_approval,
   };
 }
-export type AgentStateView = ReturnType<typeof agentStateView>;
 
 /**
  * Messages as Letta's clients expect them: a send_message call is the assistant's reply
@@ -122,7 +129,7 @@ export function lettaMessages(messages: readonly AgentMessage[]): LettaMessageVi
 }
 
 /** A message as the API shows it: the stored message plus Letta's derived fields. */
-export type LettaMessageView = AgentMessage & Record<string, unknown>;
+export type LettaMessageView = LettaMessage;
 
 /** The `otid` a message shows: the client's, else one derived from the message id. */
 export function otidOf(message: { id: string; otid: string | null }): string {
@@ -138,7 +145,7 @@ function withLettaFields(message: AgentMessage): LettaMessageView {
     case "tool_return_message": {
       const { tool_call_id, status, tool_return } = message;
       const tool_returns = [
-        { type: "tool", tool_call_id, status, tool_return, stdout: null, stderr: null },
+        { type: "tool" as const, tool_call_id, status, tool_return, stdout: null, stderr: null },
       ];
       return { ...message, otid, stdout: null, stderr: null, tool_returns };
     }
@@ -192,7 +199,7 @@ export function passageView(passage: Passage, agentId: string) {
 }
 
 /** Letta's `Run`, with Holdfast's usage, verifier outcome and the models that answered. */
-export function runView(run: RunRecord) {
+export function runView(run: RunRecord): LettaRun {
   return {
     id: run.id,
     agent_id: run.agent_id,
@@ -209,7 +216,7 @@ export function runView(run: RunRecord) {
     models: run.models,
   };
 }
-export type RunView = ReturnType<typeof runView>;
+export type RunView = LettaRun;
 
 /** Agents stored before `description` had its own field kept it in their metadata. */
 function legacyDescription(metadata: Record<string, unknown>): string | null {

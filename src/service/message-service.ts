@@ -1,27 +1,20 @@
 import { ConflictError, ValidationError } from "../core/errors.js";
-import type { RunVerification } from "../records/agent-record.js";
-import type { AgentMessage, ApprovalDecision, StopReason } from "../records/messages.js";
+import type { LettaResponse, LettaUsage } from "../records/letta-message.js";
+import type { ApprovalDecision } from "../records/messages.js";
 import type { Usage } from "../records/session-state.js";
 import type { AgentEvent } from "../runtime/agent-events.js";
 import type { RunOutcome, SendOptions } from "../runtime/engine.js";
-import { refuseWhileApprovalPending } from "../runtime/outcomes.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 import { checkRequest } from "./client-tool-check.js";
 import { type LettaMessageView, lettaMessages, type RunView, runView } from "./letta-views.js";
 import { ModelRunError } from "./model-failure.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
 
-/** Letta's `LettaResponse`: what the agent produced (not the input), why it stopped, usage. */
-export interface LettaResponse {
-  messages: AgentMessage[];
-  stop_reason: { message_type: "stop_reason"; stop_reason: StopReason };
-  usage: ReturnType<typeof usageView>;
-  verification?: RunVerification;
-}
+export type { LettaResponse };
 
-export function usageView(usage: Usage) {
+export function usageView(usage: Usage): LettaUsage {
   return {
-    message_type: "usage_statistics" as const,
+    message_type: "usage_statistics",
     completion_tokens: usage.completion_tokens,
     prompt_tokens: usage.prompt_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
@@ -114,30 +107,29 @@ export class MessageService {
   }
 
   /**
-   * Runs the request and hands `write` every event of its run as it happens (the SSE stream).
-   * A retried message's run is replayed from the store: its messages, then how it stopped.
+   * Starts the request's run for an SSE stream and resolves once the engine has taken it (its
+   * first event), so what the engine refuses at once (a pending approval: Letta's 409, an
+   * unknown agent) is thrown here, before any stream begins. `pipe` then hands `write` every
+   * event of the run as it happens; a retried message's run is replayed from the store.
    */
-  async stream(
+  async startStream(
     projectId: string,
     agentId: string,
     body: SendMessagesRequest,
-    write: (event: AgentEvent) => void,
     conversationId: string | null = null,
-  ): Promise<void> {
-    const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
-    const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
-      if (event.runId === runId) write(event);
-    });
-    try {
-      const outcome = await this.#run(agentId, body, input, {
-        ...clientTools,
-        ...(runId ? { runId } : {}),
-        conversationId,
-      });
-      if (outcome.duplicate) replay(agentId, outcome, write);
-    } finally {
-      unsubscribe();
-    }
+  ): Promise<{ pipe(write: (event: AgentEvent) => void): Promise<void> }> {
+    const started = await this.#start(projectId, agentId, body, conversationId);
+    return {
+      pipe: async (write) => {
+        try {
+          started.attach(write);
+          const outcome = await started.running;
+          if (outcome.duplicate) replay(agentId, outcome, write);
+        } finally {
+          started.detach();
+        }
+      },
+    };
   }
 
   /**
@@ -146,25 +138,57 @@ export class MessageService {
    * an agent busy with another run queues this one, and the answer waits for it to start.
    */
   async sendAsync(projectId: string, agentId: string, body: SendMessagesRequest): Promise<RunView> {
-    const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
-    await this.#refuseWhilePending(agentId, input);
-    let started: () => void = () => {};
-    const stored = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
-      if (event.runId === runId) started();
-    });
-    const options = { ...clientTools, ...(runId ? { runId } : {}) };
-    const running = this.#run(agentId, body, input, options);
+    const { runId, running, detach } = await this.#start(projectId, agentId, body);
     // The run goes on without the caller; its outcome is in the run record.
-    running.catch(() => {}).finally(started);
-    await stored;
-    unsubscribe();
+    detach();
     const run = runId ? await this.ctx.store.getRun(runId) : null;
     if (!run) await running;
     if (!run) throw new ValidationError("the message started no run", []);
     return { ...runView(run), background: true };
+  }
+
+  /**
+   * Hands the request to the engine and resolves once its run has begun (its first event) or
+   * ended; a refusal before the run began (the engine's own check of a pending approval) is
+   * thrown. Events until `attach` are kept and handed over then, in order.
+   */
+  async #start(
+    projectId: string,
+    agentId: string,
+    body: SendMessagesRequest,
+    conversationId: string | null = null,
+  ) {
+    const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
+    const kept: AgentEvent[] = [];
+    let write: ((event: AgentEvent) => void) | null = null;
+    let begun: () => void = () => {};
+    const begins = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    let refused: { error: unknown } | null = null;
+    const detach = this.ctx.engine.subscribe(agentId, (event) => {
+      if (event.runId !== runId) return;
+      begun();
+      if (write) write(event);
+      else kept.push(event);
+    });
+    const options = { ...clientTools, ...(runId ? { runId } : {}), conversationId };
+    const running = this.#run(agentId, body, input, options);
+    running
+      .catch((error: unknown) => {
+        if (kept.length === 0 && write === null) refused = { error };
+      })
+      .finally(begun);
+    await begins;
+    if (refused !== null) {
+      detach();
+      throw (refused as { error: unknown }).error;
+    }
+    const attach = (to: (event: AgentEvent) => void) => {
+      write = to;
+      for (const event of kept.splice(0)) to(event);
+    };
+    return { runId, running, attach, detach };
   }
 
   #run(agentId: string, body: SendMessagesRequest, input: Input, options: SendOptions) {
@@ -174,33 +198,14 @@ export class MessageService {
       : this.ctx.engine.send(agentId, { content: input.content, otid: input.otid }, run);
   }
 
-  /**
-   * Refuses, before any streaming starts, what would fail at once: an unknown agent, or a new
-   * message while an approval is pending (Letta's 409 PENDING_APPROVAL), its own or one its
-   * sub-agents wait for.
-   */
-  async precheck(projectId: string, agentId: string, body: SendMessagesRequest): Promise<void> {
-    const agent = await requireAgent(this.ctx, projectId, agentId);
-    const input = inputOf(body);
-    await checkRequest(this.ctx, agent, body, input);
-    await this.#refuseWhilePending(agentId, input);
-  }
-
-  async #refuseWhilePending(agentId: string, input: Input): Promise<void> {
-    if (input.kind === "approvals") return;
-    const session = await this.ctx.store.loadSession(agentId);
-    if (session) await refuseWhileApprovalPending(this.ctx.store, agentId, session);
-  }
-
   /** The request checked against its agent, its client tools, and the run it starts or resumes. */
   async #prepare(projectId: string, agentId: string, body: SendMessagesRequest) {
     const agent = await requireAgent(this.ctx, projectId, agentId);
     const input = inputOf(body);
-    const clientTools = await checkRequest(this.ctx, agent, body, input);
-    const runId =
-      input.kind === "message"
-        ? this.ctx.ids.next("run")
-        : (await this.ctx.engine.session(agentId)).run_id;
+    // Answers to approvals are checked against the session the engine holds, whose run they go on.
+    const session = input.kind === "approvals" ? await this.ctx.engine.session(agentId) : null;
+    const clientTools = checkRequest(this.ctx, agent, body, input, session);
+    const runId = session ? session.run_id : this.ctx.ids.next("run");
     return { input, clientTools, runId };
   }
 
@@ -225,7 +230,7 @@ export class MessageService {
    * does (letta/server/rest_api/routers/v1/agents.py, `cancel_message`): `{run_id: "cancelled"}`,
    * or a 409 when nothing runs (Letta's NoActiveRunsToCancelError).
    */
-  async cancel(projectId: string, agentId: string): Promise<Record<string, string>> {
+  async cancel(projectId: string, agentId: string): Promise<Record<string, "cancelled">> {
     await requireAgent(this.ctx, projectId, agentId);
     // The stored checkpoint, not the engine's session: that waits for the running turn.
     const runId = (await this.ctx.store.loadSession(agentId))?.run_id ?? null;
@@ -250,7 +255,9 @@ export function responseOf(
 ): LettaResponse {
   const only = body.include_return_message_types;
   const own = lettaMessages(outcome.messages.filter((m) => !INPUT_TYPES.has(m.message_type)));
-  const below = outcome.childApprovals.map((a) => ({ ...a.message, agent_id: a.agentId }));
+  const below = outcome.childApprovals.flatMap((a) =>
+    lettaMessages([a.message]).map((m) => ({ ...m, agent_id: a.agentId })),
+  );
   const messages = [...own, ...below];
   return {
     messages: only ? messages.filter((m) => only.includes(m.message_type)) : messages,

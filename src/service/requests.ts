@@ -1,58 +1,31 @@
 import { z } from "zod";
+import { AgentSettings } from "../records/agent-state.js";
 import { ClientTool } from "../records/client-tool.js";
 import { CreateBlockBody } from "../records/core-block.js";
-import { FreeFormObject } from "../records/free-form-json.js";
-import { ToolRule } from "../records/tool-rule.js";
+import { MessageType, ToolStatus } from "../records/messages.js";
 
 /** A core block as Letta's clients create it. */
 export const CreateBlock = CreateBlockBody;
 export type CreateBlock = CreateBlockBody;
-
-const Name = z.string().min(1).max(200);
-const Tags = z.array(z.string().min(1).max(200)).max(100);
-const Metadata = FreeFormObject;
 
 /**
  * `POST /v1/agents/`: Letta's fields that Holdfast maps onto agent types. Fields Letta has and
  * Holdfast does not use (embedding settings, sources, identities…) are accepted and ignored, so
  * Letta's clients work unchanged; fields it uses are validated strictly.
  */
-export const CreateAgentRequest = z.object({
-  name: Name.optional(),
-  description: z.string().max(10_000).nullish(),
+export const CreateAgentRequest = AgentSettings.extend({
   agent_type: z.string().min(1).max(100).optional(),
-  system: z.string().max(200_000).nullish(),
-  model: z.string().min(1).max(300).nullish(),
-  /** The embedding model handle of the agent's memory (hybrid search); null: the type's. */
-  embedding: z.string().min(1).max(300).nullish(),
   llm_config: z.object({ handle: z.string().nullish(), model: z.string().nullish() }).nullish(),
   memory_blocks: z.array(CreateBlock).max(100).nullish(),
-  /** Blocks of the project (`/v1/blocks`) to attach: shared with the agents that have them. */
-  block_ids: z.array(z.string().min(1).max(200)).max(100).nullish(),
   tools: z.array(z.string().min(1).max(64)).max(200).nullish(),
   /** Tools to attach by id (`tool-<name>`, as `GET /v1/tools/` lists them). */
   tool_ids: z.array(z.string().min(1).max(200)).max(200).nullish(),
-  tool_rules: z.array(ToolRule).max(200).nullish(),
   include_base_tools: z.boolean().optional(),
-  tags: Tags.nullish(),
-  metadata: Metadata.nullish(),
 });
 export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
 
 /** `PATCH /v1/agents/{id}`: the same fields, all optional; the type cannot change. */
-export const UpdateAgentRequest = z.object({
-  name: Name.optional(),
-  description: z.string().max(10_000).nullish(),
-  system: z.string().max(200_000).nullish(),
-  model: z.string().min(1).max(300).nullish(),
-  /** A new embedding model re-embeds the agent's memory in the background. */
-  embedding: z.string().min(1).max(300).nullish(),
-  tool_rules: z.array(ToolRule).max(200).nullish(),
-  tags: Tags.nullish(),
-  metadata: Metadata.nullish(),
-  /** The agent's blocks become exactly these blocks of the project (Letta's semantics). */
-  block_ids: z.array(z.string().min(1).max(200)).max(100).nullish(),
-});
+export const UpdateAgentRequest = AgentSettings;
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string().max(1_000_000) });
@@ -71,7 +44,7 @@ const ToolReturnEntry = z.object({
   tool_call_id: z.string().min(1).max(200),
   /** Text, or text parts (joined); images are not supported in tool returns here. */
   tool_return: z.union([z.string().max(1_000_000), z.array(TextPart).min(1).max(100)]),
-  status: z.enum(["success", "error"]),
+  status: ToolStatus,
   stdout: z.array(z.string().max(100_000)).max(1000).nullish(),
   stderr: z.array(z.string().max(100_000)).max(1000).nullish(),
 });
@@ -103,19 +76,6 @@ export const MessageCreate = z.union([
   }),
 ]);
 export type MessageCreate = z.infer<typeof MessageCreate>;
-
-/** The message types Letta knows, for filters. */
-const MessageType = z.enum([
-  "system_message",
-  "user_message",
-  "assistant_message",
-  "reasoning_message",
-  "hidden_reasoning_message",
-  "tool_call_message",
-  "tool_return_message",
-  "approval_request_message",
-  "approval_response_message",
-]);
 
 /** `POST /v1/agents/{id}/messages`. */
 export const SendMessagesRequest = z

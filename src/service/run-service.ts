@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { NotFoundError } from "../core/errors.js";
 import type { RunRecord } from "../records/agent-record.js";
-import type { AgentMessage } from "../records/messages.js";
 import type { AgentEvent } from "../runtime/agent-events.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
-import { lettaMessages, type RunView, runView } from "./letta-views.js";
+import { type LettaMessageView, lettaMessages, type RunView, runView } from "./letta-views.js";
 import { ListQuery } from "./requests.js";
 
 /** `GET /v1/runs/`: Letta's filters on top of the usual paging. */
@@ -50,7 +49,7 @@ export class RunService {
   }
 
   /** The run's messages in order, paged by message id. */
-  async messages(projectId: string, runId: string, query: ListQuery): Promise<AgentMessage[]> {
+  async messages(projectId: string, runId: string, query: ListQuery): Promise<LettaMessageView[]> {
     await this.#run(projectId, runId);
     const all = lettaMessages(await this.ctx.store.listRunMessages(runId));
     const ordered = query.order === "asc" ? all : [...all].reverse();

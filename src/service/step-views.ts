@@ -1,4 +1,5 @@
 import type { ModelPrice } from "../config/observability-section.js";
+import type { LettaRunUsage, LettaStep } from "../records/letta-run.js";
 import { providerOf, type StepRecord } from "../records/step-record.js";
 
 type Prices = Readonly<Record<string, ModelPrice>>;
@@ -18,7 +19,7 @@ export function stepCost(step: StepRecord, prices: Prices): number | null {
 }
 
 /** Letta's `Step`, with what Holdfast records besides: latency, queue wait, tool calls, cost. */
-export function stepView(step: StepRecord, prices: Prices) {
+export function stepView(step: StepRecord, prices: Prices): LettaStep {
   const slash = step.model.indexOf("/");
   return {
     id: step.id,
@@ -54,7 +55,7 @@ export function stepView(step: StepRecord, prices: Prices) {
     cost_usd: stepCost(step, prices),
   };
 }
-export type StepView = ReturnType<typeof stepView>;
+export type StepView = LettaStep;
 
 const NS_PER_MS = 1_000_000;
 
@@ -88,7 +89,7 @@ export function stepMetricsView(step: StepRecord) {
  * and in total when every model that answered has a price (else null, and `unpriced_models`
  * names those without).
  */
-export function runUsageView(steps: readonly StepRecord[], prices: Prices) {
+export function runUsageView(steps: readonly StepRecord[], prices: Prices): LettaRunUsage {
   const byModel = new Map<string, { prompt: number; completion: number; cost: number | null }>();
   let prompt = 0;
   let completion = 0;

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { AgentChildNode } from "../../records/agent-state.js";
 import type { AgentService } from "../../service/agent-service.js";
 import { CreateAgentRequest, ListQuery, UpdateAgentRequest } from "../../service/requests.js";
 import type { AppEnv } from "../auth.js";
@@ -66,17 +67,7 @@ const remove = createRoute({
 });
 
 /** A sub-agent; `children` holds nodes of the same shape (OpenAPI cannot name the recursion). */
-const ChildNodeSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  agent_type: z.string(),
-  status: z.string(),
-  task_run: z
-    .object({ id: z.string(), status: z.string(), stop_reason: z.string().nullable() })
-    .nullable(),
-  created_at: z.string(),
-  children: z.array(z.unknown()),
-});
+const ChildNodeSchema = AgentChildNode;
 
 const children = createRoute({
   method: "get",

@@ -228,14 +228,17 @@ export function conversationRoutes(app: OpenAPIHono<AppEnv>, s: ConversationRout
       return c.json(answer, 200);
     }
     // What fails at once (a pending approval, say) gets its status, not a 200 stream.
-    await s.messages.precheck(projectId, where.agentId, request);
+    const run = await s.messages.startStream(
+      projectId,
+      where.agentId,
+      request,
+      where.conversationId,
+    );
     const mapper = new FrameMapper(
       request.stream_tokens === true,
       request.include_return_message_types ?? null,
     );
-    return streamEvents(c, mapper, (onEvent) =>
-      s.messages.stream(projectId, where.agentId, request, onEvent, where.conversationId),
-    );
+    return streamEvents(c, mapper, (onEvent) => run.pipe(onEvent));
   });
   app.openapi(routes.recompile, async (c) => {
     const { conversation_id } = c.req.valid("param");

@@ -57,7 +57,7 @@ const cancel = createRoute({
   responses: {
     200: {
       description: 'The cancelled run: `{run_id: "cancelled"}`; 409 when nothing runs',
-      content: { "application/json": { schema: z.looseObject({}) } },
+      content: { "application/json": { schema: z.record(z.string(), z.literal("cancelled")) } },
     },
     ...AGENT_ERRORS,
   },
@@ -95,12 +95,10 @@ async function stream(
   body: SendMessagesRequest,
 ) {
   // What fails at once (no such agent, a pending approval) gets its status, not a 200 stream.
-  await messages.precheck(c.get("projectId"), agentId, body);
+  const run = await messages.startStream(c.get("projectId"), agentId, body);
   const mapper = new FrameMapper(
     body.stream_tokens === true,
     body.include_return_message_types ?? null,
   );
-  return streamEvents(c, mapper, (onEvent) =>
-    messages.stream(c.get("projectId"), agentId, body, onEvent),
-  );
+  return streamEvents(c, mapper, (onEvent) => run.pipe(onEvent));
 }

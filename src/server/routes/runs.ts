@@ -3,11 +3,10 @@ import { ListQuery } from "../../service/requests.js";
 import { RunListQuery, type RunService, RunStreamRequest } from "../../service/run-service.js";
 import type { AppEnv } from "../auth.js";
 import { streamEvents } from "../event-stream.js";
-import { AGENT_ERRORS, LettaMessageSchema } from "../schemas.js";
+import { AGENT_ERRORS, LettaMessageSchema, RunSchema } from "../schemas.js";
 import { FrameMapper } from "../sse-frames.js";
 
 const RunIdParam = z.object({ run_id: z.string().min(1).max(200) });
-const RunSchema = z.looseObject({ id: z.string(), agent_id: z.string(), status: z.string() });
 const ERRORS = {
   ...AGENT_ERRORS,
   404: { ...AGENT_ERRORS[404], description: "No such run (or agent) in this project" },

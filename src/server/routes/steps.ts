@@ -8,16 +8,17 @@ import {
   type StepService,
 } from "../../service/step-service.js";
 import type { AppEnv } from "../auth.js";
-import { AGENT_ERRORS, AgentIdParam, LettaMessageSchema } from "../schemas.js";
+import {
+  AGENT_ERRORS,
+  AgentIdParam,
+  LettaMessageSchema,
+  RunSchema,
+  RunUsageSchema,
+  StepSchema,
+} from "../schemas.js";
 
 const StepIdParam = z.object({ step_id: z.string().min(1).max(200) });
 const RunIdParam = z.object({ run_id: z.string().min(1).max(200) });
-const StepSchema = z.looseObject({
-  id: z.string(),
-  agent_id: z.string(),
-  model_handle: z.string(),
-});
-const RunSchema = z.looseObject({ id: z.string(), agent_id: z.string(), status: z.string() });
 const json = (schema: z.ZodType, description: string) => ({
   description,
   content: { "application/json": { schema } },
@@ -61,7 +62,7 @@ const runUsage = createRoute({
   tags: ["runs"],
   summary: "A run's tokens and cost (null cost when a model that answered has no price)",
   request: { params: RunIdParam },
-  responses: { 200: json(z.looseObject({ total_tokens: z.number() }), "Usage"), ...ERRORS },
+  responses: { 200: json(RunUsageSchema, "Usage"), ...ERRORS },
 });
 
 const sendAsync = createRoute({

@@ -6,21 +6,17 @@ import { FreeFormObject } from "../../records/free-form-json.js";
 import { ListQuery } from "../../service/requests.js";
 import type { ToolService } from "../../service/tool-service.js";
 import type { AppEnv } from "../auth.js";
-import { AGENT_ERRORS, AgentIdParam, AgentStateSchema, ErrorBodySchema } from "../schemas.js";
+import {
+  AGENT_ERRORS,
+  AgentIdParam,
+  AgentStateSchema,
+  ErrorBodySchema,
+  ToolSchema,
+} from "../schemas.js";
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
   content: { "application/json": { schema } },
-});
-
-/** Letta's Tool, documented by its main fields; the rest pass through. */
-const ToolSchema = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  tool_type: z.string(),
-  json_schema: z.record(z.string(), z.unknown()),
-  default_requires_approval: z.boolean(),
 });
 
 const ToolIdParam = z.object({ tool_id: z.string().min(1).max(200) });
