@@ -94,7 +94,10 @@ const routes = {
     tags,
     summary: "Cancel the agent's run when it runs in this conversation",
     request: { params: Param, query: OptionalAgentQuery },
-    responses: json(z.looseObject({}), '`{run_id: "cancelled"}`; 409 when none runs'),
+    responses: json(
+      z.record(z.string(), z.literal("cancelled")),
+      '`{run_id: "cancelled"}`; 409 when none runs',
+    ),
   }),
   compact: createRoute({
     method: "post",
