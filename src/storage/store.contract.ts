@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import { agentCases } from "./contract/agent-cases.js";
+import { archiveCases } from "./contract/archive-cases.js";
 import { blockCases } from "./contract/block-cases.js";
 import { chainRunCases } from "./contract/chain-run-cases.js";
 import { conversationCases } from "./contract/conversation-cases.js";
@@ -90,5 +91,6 @@ export function storeContract(
     blockCases(t);
     scheduleCases(t, options);
     conversationCases(t, options);
+    archiveCases(t);
   });
 }

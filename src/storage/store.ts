@@ -8,6 +8,7 @@ import type { JournalEntry } from "../records/run-journal.js";
 import type { ScheduledMessageRecord } from "../records/scheduled-message.js";
 import type { SessionState } from "../records/session-state.js";
 import type { StepFeedback, StepRecord } from "../records/step-record.js";
+import type { ArchiveStore } from "./archive-store.js";
 import type { BlockStore } from "./block-store.js";
 import type { ConversationStore } from "./conversation-store.js";
 import type { FolderStore } from "./folder-store.js";
@@ -121,6 +122,8 @@ export interface Store extends TurnStore {
   readonly conversations: ConversationStore;
   /** Folders and files (Letta's sources), and the agents they are attached to. */
   readonly folders: FolderStore;
+  /** Archives of passages, and the agents they are attached to (Letta's archives). */
+  readonly archives: ArchiveStore;
   /** Vectors of passages and messages, written after their rows (hybrid search). */
   readonly vectors: VectorStore;
   /** Creates an agent and its blocks atomically; an existing id is an error. */

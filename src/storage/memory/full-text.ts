@@ -48,13 +48,13 @@ export function searchMessages(
   }));
 }
 
-export function searchPassages(
-  passages: readonly Passage[],
+export function searchPassages<P extends Passage>(
+  passages: readonly P[],
   query: string,
   options: PassageSearch,
-): Passage[] {
+): P[] {
   const pool = passages.filter((passage) => passesFilters(passage, options));
   const limit = Math.max(0, Math.floor(options.topK));
   const texts = pool.map((passage) => passage.text);
-  return rankBm25(query, texts, limit, SEARCH_CANDIDATES).map((i) => copy(pool[i] as Passage));
+  return rankBm25(query, texts, limit, SEARCH_CANDIDATES).map((i) => copy(pool[i] as P));
 }

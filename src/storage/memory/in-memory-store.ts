@@ -18,6 +18,7 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { InMemoryArchives } from "./archives.js";
 import { InMemoryBlocks } from "./blocks.js";
 import { InMemoryChainRuns } from "./chain-runs.js";
 import { InMemoryConversations, inConversation } from "./conversations.js";
@@ -55,6 +56,7 @@ export function createInMemoryStore(): Store {
 class InMemoryStore implements Store {
   readonly mcpServers = new InMemoryMcpServers();
   readonly folders = new InMemoryFolders((agentId) => this.agents.has(agentId));
+  readonly archives = new InMemoryArchives((agentId) => this.agents.has(agentId));
   readonly vectors = new InMemoryVectors(
     (agentId) => this.agents.get(agentId),
     () => [...this.agents.keys()],
@@ -139,6 +141,7 @@ class InMemoryStore implements Store {
     this.blocks.forgetAgent(id);
     this.conversations.forgetAgent(id);
     this.folders.forgetAgent(id);
+    this.archives.forgetAgent(id);
     this.agents.delete(id);
     this.history.forget(id);
     return true;

@@ -284,6 +284,37 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX file_chunk_vectors_by_folder ON file_chunk_vectors (folder_id, model);
   `,
+  // 8: archives (decision 028), as SQLite's migration 16: records whole in `body`; passages
+  // with the archive's own terms (keyed by its seq, as an agent's passages by the agent's);
+  // attachments to agents, dropped with either side.
+  `
+  CREATE TABLE archives (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    project_id text NOT NULL,
+    body jsonb NOT NULL
+  );
+  CREATE INDEX archives_by_project ON archives (project_id, seq);
+  CREATE TABLE archive_passages (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    archive_id text NOT NULL REFERENCES archives (id) ON DELETE CASCADE,
+    text text NOT NULL,
+    tags jsonb NOT NULL,
+    metadata jsonb NOT NULL,
+    created_at_ms double precision NOT NULL,
+    terms tsvector NOT NULL
+  );
+  CREATE INDEX archive_passages_by_archive ON archive_passages (archive_id, seq);
+  CREATE INDEX archive_passages_terms ON archive_passages USING gin (terms);
+  CREATE TABLE agent_archives (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    agent_id text NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    archive_id text NOT NULL REFERENCES archives (id) ON DELETE CASCADE,
+    UNIQUE (agent_id, archive_id)
+  );
+  CREATE INDEX agent_archives_by_archive ON agent_archives (archive_id, seq);
+  `,
 ];
 
 /** Serialises migrators of one schema: any number of servers may start at once. */

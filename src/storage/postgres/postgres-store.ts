@@ -19,6 +19,7 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { PostgresArchives } from "./archives.js";
 import { createFor, forgetAgent, PostgresBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { commitStep } from "./commit.js";
@@ -66,6 +67,7 @@ export class PostgresStore implements Store {
   readonly mcpServers: PostgresMcpServers;
   readonly schedules: PostgresSchedules;
   readonly folders: PostgresFolders;
+  readonly archives: PostgresArchives;
   readonly vectors: PostgresVectors;
   readonly blocks: PostgresBlocks;
   readonly conversations: PostgresConversations;
@@ -76,6 +78,7 @@ export class PostgresStore implements Store {
     this.blocks = new PostgresBlocks(pool);
     this.schedules = new PostgresSchedules(pool);
     this.folders = new PostgresFolders(pool);
+    this.archives = new PostgresArchives(pool);
     this.vectors = new PostgresVectors(pool);
     this.conversations = new PostgresConversations(pool);
   }

@@ -15,7 +15,7 @@ import { hitOf, passageOf, type Row } from "./rows.js";
  * PostgreSQL then recomputes for every row it ranks (a count per row: quadratic in the
  * matches, minutes for a word in 10k of an agent's rows).
  */
-function weighted(table: string, column: string, terms: number): string {
+export function weighted(table: string, column: string, terms: number): string {
   // A word's count stops at SEARCH_CANDIDATES: past it, a word is as common as can matter, and
   // counting on would be linear in the agent's rows. Each word by its index in $2, so that PostgreSQL plans its count with the word as a
   // constant (a custom plan folds the expression) and reads the GIN index for a rare word,
@@ -36,7 +36,7 @@ function weighted(table: string, column: string, terms: number): string {
   )`;
 }
 
-function score(column: string): string {
+export function score(column: string): string {
   return `(SELECT sum(w.idf * ts_rank(${column}, w.q, 1)) FROM weights AS w)`;
 }
 

@@ -1,4 +1,4 @@
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
 import { AgentFileState, FileChunk, FileRecord, FolderRecord } from "../../records/folder.js";
 import { tokenize } from "../bm25.js";
@@ -6,7 +6,8 @@ import type { ChunkHit, FolderStore } from "../folder-store.js";
 import { parseInput } from "../store-rows.js";
 import { vectorBytes } from "../vector-math.js";
 import type { EmbeddingTarget, RowVector } from "../vector-store.js";
-import { bodies, body, changed, storageError, text } from "./rows.js";
+import { PreparedStatements } from "./prepared.js";
+import { bodies, body, changed, text } from "./rows.js";
 
 const SQL = {
   putFolder: `INSERT INTO folders (id, project_id, name, body) VALUES (?, ?, ?, ?)
@@ -56,47 +57,48 @@ const SQLITE_CONSTRAINT_FOREIGNKEY = 787;
 
 /**
  * Folders in SQLite (migration 14): records whole in `body`, creation order by `seq`, and the
- * cascades of the schema doing the deleting. Each write is one synchronous transaction, so none
- * stays open between turns of the event loop (which group commit relies on).
+ * cascades of the schema doing the deleting. Each write is one synchronous transaction.
  */
 export class SqliteFolders implements FolderStore {
-  private readonly statements = new Map<string, StatementSync>();
+  private readonly sql: PreparedStatements<keyof typeof SQL>;
 
-  constructor(private readonly db: DatabaseSync) {}
+  constructor(db: DatabaseSync) {
+    this.sql = new PreparedStatements(db, SQL);
+  }
 
   async putFolder(folder: FolderRecord): Promise<void> {
     const parsed = parseInput(FolderRecord, folder, ["folder"]);
-    this.write(() => {
-      if (this.get("folderNamed", parsed.project_id, parsed.name, parsed.id)) {
+    this.sql.write(() => {
+      if (this.sql.get("folderNamed", parsed.project_id, parsed.name, parsed.id)) {
         throw new ConflictError(`a folder named '${parsed.name}' exists`);
       }
       const json = JSON.stringify(parsed);
-      this.run("putFolder", parsed.id, parsed.project_id, parsed.name, json);
+      this.sql.run("putFolder", parsed.id, parsed.project_id, parsed.name, json);
     });
   }
 
   async getFolder(id: string): Promise<FolderRecord | null> {
-    return body(this.get("getFolder", id), FolderRecord, "folder");
+    return body(this.sql.get("getFolder", id), FolderRecord, "folder");
   }
 
   async listFolders(projectId: string): Promise<FolderRecord[]> {
-    return bodies(this.all("listFolders", projectId), FolderRecord, "folder");
+    return bodies(this.sql.all("listFolders", projectId), FolderRecord, "folder");
   }
 
   async deleteFolder(id: string): Promise<boolean> {
-    return this.write(() => changed(this.run("deleteFolder", id)));
+    return this.sql.write(() => changed(this.sql.run("deleteFolder", id)));
   }
 
   async addFile(file: FileRecord, content: string, chunks: readonly FileChunk[]): Promise<void> {
     const record = parseInput(FileRecord, file, ["file"]);
     const parsed = chunks.map((chunk, i) => parseInput(FileChunk, chunk, ["chunks", i]));
-    this.write(() => {
-      if (!this.get("folderExists", record.folder_id)) {
+    this.sql.write(() => {
+      if (!this.sql.get("folderExists", record.folder_id)) {
         throw new NotFoundError("folder", record.folder_id);
       }
-      this.run("insertFile", record.id, record.folder_id, JSON.stringify(record), content);
+      this.sql.run("insertFile", record.id, record.folder_id, JSON.stringify(record), content);
       for (const chunk of parsed) {
-        const row = this.get(
+        const row = this.sql.get(
           "insertChunk",
           chunk.id,
           record.id,
@@ -104,26 +106,26 @@ export class SqliteFolders implements FolderStore {
           chunk.position,
           chunk.text,
         );
-        this.run("indexChunk", Number(row?.seq), tokenize(chunk.text).join(" "));
+        this.sql.run("indexChunk", Number(row?.seq), tokenize(chunk.text).join(" "));
       }
     });
   }
 
   async getFile(id: string): Promise<FileRecord | null> {
-    return body(this.get("getFile", id), FileRecord, "file");
+    return body(this.sql.get("getFile", id), FileRecord, "file");
   }
 
   async getFileContent(id: string): Promise<string | null> {
-    const row = this.get("getFileContent", id);
+    const row = this.sql.get("getFileContent", id);
     return row ? text(row, "content") : null;
   }
 
   async listFiles(folderId: string): Promise<FileRecord[]> {
-    return bodies(this.all("listFiles", folderId), FileRecord, "file");
+    return bodies(this.sql.all("listFiles", folderId), FileRecord, "file");
   }
 
   async deleteFile(id: string): Promise<boolean> {
-    return this.write(() => changed(this.run("deleteFile", id)));
+    return this.sql.write(() => changed(this.sql.run("deleteFile", id)));
   }
 
   async searchChunks(
@@ -135,7 +137,7 @@ export class SqliteFolders implements FolderStore {
     const top = Math.floor(limit);
     if (words.length === 0 || folderIds.length === 0 || !(top > 0)) return [];
     const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(" OR ");
-    return this.all("searchChunks", match, JSON.stringify(folderIds), top).map((row) => ({
+    return this.sql.all("searchChunks", match, JSON.stringify(folderIds), top).map((row) => ({
       id: text(row, "id"),
       file_id: text(row, "file_id"),
       folder_id: text(row, "folder_id"),
@@ -149,35 +151,35 @@ export class SqliteFolders implements FolderStore {
     files: readonly AgentFileState[],
   ): Promise<void> {
     const rows = files.map((row, i) => parseInput(AgentFileState, row, ["files", i]));
-    this.write(() => {
-      if (!this.get("agentExists", agentId)) throw new NotFoundError("agent", agentId);
-      if (!this.get("folderExists", folderId)) throw new NotFoundError("folder", folderId);
-      this.run("attach", agentId, folderId);
-      this.run("dropFolderRows", agentId, folderId);
+    this.sql.write(() => {
+      if (!this.sql.get("agentExists", agentId)) throw new NotFoundError("agent", agentId);
+      if (!this.sql.get("folderExists", folderId)) throw new NotFoundError("folder", folderId);
+      this.sql.run("attach", agentId, folderId);
+      this.sql.run("dropFolderRows", agentId, folderId);
       this.putRows(agentId, rows);
     });
   }
 
   async detachFolder(agentId: string, folderId: string): Promise<boolean> {
-    return this.write(() => changed(this.run("detach", agentId, folderId)));
+    return this.sql.write(() => changed(this.sql.run("detach", agentId, folderId)));
   }
 
   async agentFolders(agentId: string): Promise<string[]> {
-    return this.all("agentFolders", agentId).map((row) => text(row, "folder_id"));
+    return this.sql.all("agentFolders", agentId).map((row) => text(row, "folder_id"));
   }
 
   async folderAgents(folderId: string): Promise<string[]> {
-    return this.all("folderAgents", folderId).map((row) => text(row, "agent_id"));
+    return this.sql.all("folderAgents", folderId).map((row) => text(row, "agent_id"));
   }
 
   async agentFiles(agentId: string): Promise<AgentFileState[]> {
-    return bodies(this.all("agentFiles", agentId), AgentFileState, "agent file");
+    return bodies(this.sql.all("agentFiles", agentId), AgentFileState, "agent file");
   }
 
   async putAgentFiles(agentId: string, files: readonly AgentFileState[]): Promise<void> {
     const rows = files.map((row, i) => parseInput(AgentFileState, row, ["files", i]));
-    this.write(() => {
-      if (!this.get("agentExists", agentId)) throw new NotFoundError("agent", agentId);
+    this.sql.write(() => {
+      if (!this.sql.get("agentExists", agentId)) throw new NotFoundError("agent", agentId);
       this.putRows(agentId, rows);
     });
   }
@@ -190,7 +192,7 @@ export class SqliteFolders implements FolderStore {
   ): Promise<EmbeddingTarget[]> {
     const top = Math.floor(limit);
     if (!(top > 0)) return [];
-    return this.all("unembeddedChunks", folderId, model, after, top).map((row) => ({
+    return this.sql.all("unembeddedChunks", folderId, model, after, top).map((row) => ({
       id: text(row, "id"),
       text: text(row, "text"),
       position: Number(row.position),
@@ -202,10 +204,10 @@ export class SqliteFolders implements FolderStore {
     model: string,
     vectors: readonly RowVector[],
   ): Promise<number> {
-    return this.write(() => {
+    return this.sql.write(() => {
       let stored = 0;
       for (const { id, vector } of vectors) {
-        const put = this.statement("putChunkVector");
+        const put = this.sql.statement("putChunkVector");
         if (changed(put.run(id, folderId, model, vectorBytes(vector)))) stored += 1;
       }
       return stored;
@@ -213,7 +215,7 @@ export class SqliteFolders implements FolderStore {
   }
 
   async foldersWithChunks(): Promise<string[]> {
-    return this.all("foldersWithChunks").map((row) => text(row, "id"));
+    return this.sql.all("foldersWithChunks").map((row) => text(row, "id"));
   }
 
   async nearestChunks(
@@ -224,12 +226,9 @@ export class SqliteFolders implements FolderStore {
   ): Promise<ChunkHit[]> {
     const top = Math.floor(limit);
     if (folderIds.length === 0 || !(top > 0)) return [];
-    const rows = this.statement("nearestChunks").all(
-      model,
-      JSON.stringify(folderIds),
-      vectorBytes(vector),
-      top,
-    );
+    const rows = this.sql
+      .statement("nearestChunks")
+      .all(model, JSON.stringify(folderIds), vectorBytes(vector), top);
     return rows.map((row) => ({
       id: text(row, "id"),
       file_id: text(row, "file_id"),
@@ -241,12 +240,12 @@ export class SqliteFolders implements FolderStore {
   /** Writes rows whose file is in their folder; the attachment's foreign key checks the rest. */
   private putRows(agentId: string, rows: readonly AgentFileState[]): void {
     for (const row of rows) {
-      const folder = this.get("fileFolder", row.file_id)?.folder_id;
+      const folder = this.sql.get("fileFolder", row.file_id)?.folder_id;
       if (row.agent_id !== agentId || folder !== row.folder_id) {
         throw new NotFoundError("file", row.file_id);
       }
       try {
-        this.run("putAgentFile", agentId, row.folder_id, row.file_id, JSON.stringify(row));
+        this.sql.run("putAgentFile", agentId, row.folder_id, row.file_id, JSON.stringify(row));
       } catch (error) {
         // The only foreign key left to fail: the folder is not attached to the agent.
         if ((error as { errcode?: unknown }).errcode === SQLITE_CONSTRAINT_FOREIGNKEY) {
@@ -255,42 +254,5 @@ export class SqliteFolders implements FolderStore {
         throw error;
       }
     }
-  }
-
-  private write<T>(work: () => T): T {
-    try {
-      this.db.exec("BEGIN IMMEDIATE");
-    } catch (error) {
-      throw storageError(error, undefined);
-    }
-    try {
-      const result = work();
-      this.db.exec("COMMIT");
-      return result;
-    } catch (error) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
-      throw storageError(error, undefined);
-    }
-  }
-
-  private statement(name: keyof typeof SQL): StatementSync {
-    let prepared = this.statements.get(name);
-    if (!prepared) {
-      prepared = this.db.prepare(SQL[name]);
-      this.statements.set(name, prepared);
-    }
-    return prepared;
-  }
-
-  private run(name: keyof typeof SQL, ...params: (string | number)[]) {
-    return this.statement(name).run(...params);
-  }
-
-  private get(name: keyof typeof SQL, ...params: (string | number)[]) {
-    return this.statement(name).get(...params);
-  }
-
-  private all(name: keyof typeof SQL, ...params: (string | number)[]) {
-    return this.statement(name).all(...params);
   }
 }

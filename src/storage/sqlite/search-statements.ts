@@ -26,7 +26,7 @@ export const SEARCH_MESSAGES = `WITH matched AS (
 
 // ?2: tags a passage must all have; ?4: tags it must have one of; ?5, ?6: creation time
 // range, both ends included; NULL means no such filter. ?7: how many candidates are ranked.
-const PASSAGE_FILTERS = `NOT EXISTS (
+export const PASSAGE_FILTERS = `NOT EXISTS (
         SELECT 1 FROM json_each(?2) AS wanted
         WHERE wanted.value NOT IN (SELECT value FROM json_each(p.tags))
       )

@@ -20,6 +20,7 @@ import type {
 } from "../store.js";
 import { parseInput, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { SqliteArchives } from "./archives.js";
 import { SqliteBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
 import { type DurabilityInForce, durabilityInForce, openConnection } from "./connection.js";
@@ -84,6 +85,7 @@ export class SqliteStore implements Store {
     readonly schedules = new SqliteSchedules(db),
     readonly conversations = new SqliteConversations(db, sql),
     readonly folders = new SqliteFolders(db),
+    readonly archives = new SqliteArchives(db),
     readonly vectors = new SqliteVectors(db),
     private readonly steps = new SqliteSteps(db),
     private readonly history = new SqliteHistory(db),
