@@ -8,6 +8,7 @@ import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { AgentFolderService } from "../service/agent-folder-service.js";
 import type { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import type { AgentService } from "../service/agent-service.js";
+import type { ArchiveService } from "../service/archive-service.js";
 import type { BlockService } from "../service/block-service.js";
 import type { CatalogService } from "../service/catalog-service.js";
 import type { ChainService } from "../service/chain-service.js";
@@ -33,6 +34,7 @@ import { agentFolderRoutes } from "./routes/agent-folders.js";
 import { agentMaintenanceRoutes } from "./routes/agent-maintenance.js";
 import { agentTypeRoutes } from "./routes/agent-types.js";
 import { agentRoutes } from "./routes/agents.js";
+import { archiveRoutes } from "./routes/archives.js";
 import { blockRoutes } from "./routes/blocks.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { chainRoutes } from "./routes/chains.js";
@@ -86,6 +88,8 @@ export interface Services {
   /** Folders and files (`/v1/folders`), and agents' folders and open files. */
   folders?: FolderService;
   agentFolders?: AgentFolderService;
+  /** Letta's archives (`/v1/archives`) and `POST /v1/passages/search`. */
+  archives?: ArchiveService;
 }
 
 export interface AppOptions {
@@ -196,6 +200,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (messageQueries) globalMessageRoutes(app, messageQueries);
     if (options.services.folders) folderRoutes(app, options.services.folders);
     if (options.services.agentFolders) agentFolderRoutes(app, options.services.agentFolders);
+    if (options.services.archives) archiveRoutes(app, options.services.archives);
     const { replay, forks } = options.services;
     if (replay && forks) replayForkRoutes(app, { replay, forks });
   }

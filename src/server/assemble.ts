@@ -14,6 +14,7 @@ import type { ServiceContext } from "../service/agent-access.js";
 import { AgentFolderService } from "../service/agent-folder-service.js";
 import { AgentMaintenanceService } from "../service/agent-maintenance-service.js";
 import { AgentService } from "../service/agent-service.js";
+import { ArchiveService } from "../service/archive-service.js";
 import { BlockService } from "../service/block-service.js";
 import { CatalogService } from "../service/catalog-service.js";
 import { ChainService } from "../service/chain-service.js";
@@ -258,6 +259,7 @@ async function wire(
       messageQueries: new MessageQueryService(ctx),
       folders: new FolderService(ctx),
       agentFolders: new AgentFolderService(ctx),
+      archives: new ArchiveService(ctx),
     },
     engine,
     store,

@@ -10,6 +10,7 @@ import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
 import { checkProviderReady } from "../llm/provider-settings.js";
 import { providerLimiters } from "../llm/rate-limit.js";
+import { withArchives } from "../memory/archive-search.js";
 import { HoldfastMetrics } from "../observability/metrics.js";
 import { allObservers } from "../observability/observers.js";
 import { startTracing } from "../observability/tracing.js";
@@ -78,7 +79,7 @@ export async function runtimeParts(
   });
   const { config, hub } = sources;
   const embeddings = wireEmbeddings({
-    store: plainStore,
+    store: withArchives(plainStore),
     config,
     env,
     clock: systemClock,

@@ -23,7 +23,7 @@ export const ErrorBodySchema = z.object({
  * `.openapi` of its own (zod copies methods when it makes a schema), so the method is called
  * from the prototype the library extends.
  */
-function named<T extends z.ZodType>(schema: T, name: string): T {
+export function named<T extends z.ZodType>(schema: T, name: string): T {
   return z.ZodType.prototype.openapi.call(schema, name) as T;
 }
 

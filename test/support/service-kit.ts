@@ -3,12 +3,14 @@ import { builtinConfig } from "../../src/config/config-file.js";
 import { type IdSource, sequentialIds } from "../../src/core/ids.js";
 import { ManualClock } from "../../src/core/manual-clock.js";
 import { createSimModel, type SimModel } from "../../src/llm/sim/sim-model.js";
+import { withArchives } from "../../src/memory/archive-search.js";
 import { EmbeddedEngine } from "../../src/runtime/embedded-engine.js";
 import type { Services } from "../../src/server/app.js";
 import type { ServiceContext } from "../../src/service/agent-access.js";
 import { AgentFolderService } from "../../src/service/agent-folder-service.js";
 import { AgentMaintenanceService } from "../../src/service/agent-maintenance-service.js";
 import { AgentService } from "../../src/service/agent-service.js";
+import { ArchiveService } from "../../src/service/archive-service.js";
 import { BlockService } from "../../src/service/block-service.js";
 import { CatalogService } from "../../src/service/catalog-service.js";
 import { ChainService } from "../../src/service/chain-service.js";
@@ -37,7 +39,8 @@ import { builtinToolImplementations } from "../../src/tools/registry.js";
 export function serviceKit(
   options: { store?: Store; model?: SimModel; clock?: ManualClock; ids?: IdSource } = {},
 ) {
-  const store = options.store ?? createInMemoryStore();
+  // As the server wires it: an agent's archival search reaches its archives.
+  const store = withArchives(options.store ?? createInMemoryStore());
   const config = builtinConfig();
   const clock = options.clock ?? new ManualClock();
   const ids = options.ids ?? sequentialIds();
@@ -96,6 +99,7 @@ export function serviceKit(
     messageQueries: new MessageQueryService(ctx),
     folders: new FolderService(ctx),
     agentFolders: new AgentFolderService(ctx),
+    archives: new ArchiveService(ctx),
   };
   return { store, config, clock, ids, model, runtime, ctx, services, scheduleLoop };
 }
