@@ -8,7 +8,7 @@ import type { PassageSearch } from "../turn-store.js";
 import { anyOf, ownedQueryTerms, ownedVector } from "./full-text.js";
 import { inTransaction } from "./pool.js";
 import { bodies, body, type Row, seqOf, text } from "./rows.js";
-import { score, weighted } from "./search.js";
+import { passageFilters, score, weighted } from "./search.js";
 
 // $2: the archives' lexemes of the query words; $3: any of them; $4: how many results;
 // $5: tags a passage must all have (JSONB array); $6: tags it must have one of; $7, $8: the
@@ -119,18 +119,8 @@ export class PostgresArchives implements ArchiveStore {
     const keys = await this.rows("SELECT seq FROM archives WHERE id = ANY ($1)", [archiveIds]);
     const terms = keys.flatMap((row) => ownedQueryTerms(seqOf(row) ?? 0, query));
     if (!(limit > 0) || terms.length === 0) return [];
-    const { tags, anyTags, fromMs, toMs } = search;
-    const params = [
-      archiveIds,
-      terms,
-      anyOf(terms),
-      limit,
-      tags === undefined ? null : JSON.stringify(tags),
-      anyTags ?? null,
-      fromMs ?? null,
-      toMs ?? null,
-      SEARCH_CANDIDATES,
-    ];
+    const filters = passageFilters(search);
+    const params = [archiveIds, terms, anyOf(terms), limit, ...filters, SEARCH_CANDIDATES];
     return (await this.rows(searchSql(terms.length), params)).map(passageOf);
   }
 

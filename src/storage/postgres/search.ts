@@ -70,6 +70,12 @@ const searchPassagesSql = (terms: number) => `WITH ${weighted("passages", "terms
   FROM candidates AS p
   ORDER BY ${score("p.terms")} DESC, p.seq LIMIT $4`;
 
+/** A passage search's filters as the SQL's parameters $5 to $8 take them (NULL: none). */
+export function passageFilters({ tags, anyTags, fromMs, toMs }: PassageSearch): unknown[] {
+  const allTags = tags === undefined ? null : JSON.stringify(tags);
+  return [allTags, anyTags ?? null, fromMs ?? null, toMs ?? null];
+}
+
 /** Something that runs a query: the pool or a client. */
 export interface Queryable {
   query(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
@@ -96,16 +102,12 @@ export async function searchPassages(
   options: PassageSearch,
   limit: number,
 ): Promise<Passage[]> {
-  const { tags, anyTags, fromMs, toMs } = options;
   const params = [
     agentId,
     terms,
     anyOf(terms),
     limit,
-    tags === undefined ? null : JSON.stringify(tags),
-    anyTags ?? null,
-    fromMs ?? null,
-    toMs ?? null,
+    ...passageFilters(options),
     SEARCH_CANDIDATES,
   ];
   const { rows } = await db.query(searchPassagesSql(terms.length), params);
