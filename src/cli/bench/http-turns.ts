@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinConfig } from "../../config/config-file.js";
@@ -60,6 +61,7 @@ export async function httpTurns(turns: number, durability: Durability = DEFAULT_
       inProcess.push(await timed(() => assembled.engine.send(agent.id, { content: `q ${i}` })));
       overHttp.push(await timed(() => send(i)));
     }
+    const bare = await bareRoundTrips(turns);
     const p50 = (samples: number[]) =>
       percentile(
         [...samples].sort((a, b) => a - b),
@@ -70,11 +72,42 @@ export async function httpTurns(turns: number, durability: Durability = DEFAULT_
       inProcessP50Ms: p50(inProcess),
       httpP50Ms: p50(overHttp),
       overheadP50Ms: p50(overHttp.map((ms, i) => ms - (inProcess[i] ?? 0))),
+      bareRoundTripP50Ms: p50(bare),
       durability,
     };
   } finally {
     await server.close();
     await assembled.close();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The floor under any HTTP overhead: a JSON POST answered by a bare `node:http` server,
+ * fetched the way Letta's client fetches, on the same machine and event loop.
+ */
+async function bareRoundTrips(count: number): Promise<number[]> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      response.setHeader("content-type", "application/json");
+      response.end('{"messages":[],"stop_reason":{"stop_reason":"end_turn"}}');
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  const { port } = server.address() as { port: number };
+  const post = async (i: number) => {
+    const body = JSON.stringify({ messages: [{ role: "user", content: `question ${i}` }] });
+    const headers = { "content-type": "application/json" };
+    const answer = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", headers, body });
+    await answer.json();
+  };
+  try {
+    for (let i = 0; i < 5; i += 1) await post(i);
+    const times: number[] = [];
+    for (let i = 0; i < count; i += 1) times.push(await timed(() => post(i)));
+    return times;
+  } finally {
+    await new Promise((closed) => server.close(closed));
   }
 }
