@@ -1,35 +1,30 @@
 import type { Clock } from "../core/clock.js";
+import { IDLE_POLL_MS, RETRY_AFTER_FAILURE_MS, WakeLoop } from "../core/wake-loop.js";
 import type { TimerRecord } from "../records/agent-record.js";
 import { type SessionState, wakeUpsOf } from "../records/session-state.js";
 import type { Store } from "../storage/store.js";
-
-/** How often the loop looks for due timers when none is nearer; a new timer also wakes it. */
-const IDLE_POLL_MS = 60_000;
-const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /**
  * Durable timers: a paused session's wake-up and an approval's expiry are stored with the
  * session's checkpoint, so they fire after a restart too. The loop sleeps until the soonest.
  */
 export class TimerLoop {
-  #running = false;
-  #sleep: AbortController | null = null;
+  readonly #loop: WakeLoop;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly fire: (timer: TimerRecord) => Promise<unknown>,
-  ) {}
+  ) {
+    this.#loop = new WakeLoop(clock, () => this.#fireDue());
+  }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    void this.#loop();
+    this.#loop.start();
   }
 
   stop(): void {
-    this.#running = false;
-    this.#sleep?.abort();
+    this.#loop.stop();
   }
 
   /**
@@ -38,22 +33,7 @@ export class TimerLoop {
    */
   notice(state: SessionState): void {
     const { wake, approval_expiry } = wakeUpsOf(state);
-    if (wake !== null || approval_expiry !== null) this.#sleep?.abort();
-  }
-
-  async #loop(): Promise<void> {
-    while (this.#running) {
-      let waitMs = IDLE_POLL_MS;
-      try {
-        waitMs = await this.#fireDue();
-      } catch {
-        // The store failed (busy, unreachable): nothing is lost, timers stay stored. Look again
-        // a little later instead of letting a rejected loop take the server down.
-        waitMs = RETRY_AFTER_FAILURE_MS;
-      }
-      this.#sleep = new AbortController();
-      await this.clock.sleep(waitMs, this.#sleep.signal).catch(() => undefined);
-    }
+    if (wake !== null || approval_expiry !== null) this.#loop.wake();
   }
 
   /**

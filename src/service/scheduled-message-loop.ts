@@ -1,13 +1,10 @@
 import type { Clock } from "../core/clock.js";
 import { nextCronTime, parseCron } from "../core/cron.js";
 import { HoldfastError } from "../core/errors.js";
+import { IDLE_POLL_MS, RETRY_AFTER_FAILURE_MS, WakeLoop } from "../core/wake-loop.js";
 import { firingKey, type ScheduledMessageRecord } from "../records/scheduled-message.js";
 import type { Store } from "../storage/store.js";
 import { SendMessagesRequest } from "./requests.js";
-
-/** How often the loop looks when nothing is nearer; a new scheduled message also wakes it. */
-const IDLE_POLL_MS = 60_000;
-const RETRY_AFTER_FAILURE_MS = 1_000;
 
 /** Sends one message as a background run (the message service's `sendAsync`). */
 export type SendInBackground = (
@@ -24,8 +21,7 @@ export type SendInBackground = (
  * gets each firing once.
  */
 export class ScheduledMessageLoop {
-  #running = false;
-  #sleep: AbortController | null = null;
+  readonly #loop: WakeLoop;
   readonly #inFlight = new Set<string>();
 
   constructor(
@@ -33,36 +29,21 @@ export class ScheduledMessageLoop {
     private readonly clock: Clock,
     private readonly send: SendInBackground,
     private readonly log: (message: string) => void = () => {},
-  ) {}
+  ) {
+    this.#loop = new WakeLoop(clock, () => this.#fireDue());
+  }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    void this.#loop();
+    this.#loop.start();
   }
 
   stop(): void {
-    this.#running = false;
-    this.#sleep?.abort();
+    this.#loop.stop();
   }
 
   /** A scheduled message was added: it may be sooner than the one the loop sleeps for. */
   notice(): void {
-    this.#sleep?.abort();
-  }
-
-  async #loop(): Promise<void> {
-    while (this.#running) {
-      let waitMs = IDLE_POLL_MS;
-      try {
-        waitMs = await this.#fireDue();
-      } catch {
-        // The store failed: the scheduled messages stay stored; look again a little later.
-        waitMs = RETRY_AFTER_FAILURE_MS;
-      }
-      this.#sleep = new AbortController();
-      await this.clock.sleep(waitMs, this.#sleep.signal).catch(() => undefined);
-    }
+    this.#loop.wake();
   }
 
   /** Starts every due firing not already under way; returns how long to sleep. */
