@@ -22,7 +22,9 @@ describe("holdfast serve on a data directory", () => {
 
   it("says at start-up that every commit is flushed to disk by default", async () => {
     const first = await start();
-    expect(first.output()).toContain("durability full (synchronous=FULL, journal=wal)");
+    expect(first.output()).toContain(
+      "durability full (synchronous=NORMAL, WAL synced before each acknowledgement, journal=wal)",
+    );
   });
 
   it("refuses a second server on the same directory, naming the holder's pid", async () => {
@@ -47,7 +49,9 @@ describe("holdfast serve on a data directory", () => {
       first?.process.kill("SIGKILL");
     });
     const next = await start([], { HOLDFAST_DURABILITY: "normal" });
-    expect(next.output()).toContain("durability normal (synchronous=NORMAL, journal=wal)");
+    expect(next.output()).toContain(
+      "durability normal (synchronous=NORMAL, WAL synced at checkpoints, journal=wal)",
+    );
     const refused = runCli(["serve", ...args], { cwd, timeoutMs: 20_000 });
     expect(refused.stderr).toContain(`process ${next.process.pid} on `);
   });

@@ -312,11 +312,16 @@ async function markStartedIfUnsafe(
   const pending = state.pending.map((p, i) =>
     i === index ? { ...p, status: "started" as const } : p,
   );
-  return commit(ctx, {
+  const marked = await commit(ctx, {
     state: { ...state, pending },
     messages: [],
     journal: [{ kind: "started", index }],
   });
+  // The mark is what stops a repeat after a crash; the tool's effect leaves the process, so
+  // the mark must survive power loss first (decision 030).
+  const { store } = ctx.deps;
+  if (store.flush) await store.flush();
+  return marked;
 }
 
 /**

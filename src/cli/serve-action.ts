@@ -90,6 +90,7 @@ export async function serveAction(options: ServeOptions): Promise<void> {
     config,
     version: VERSION,
     services: engine.services,
+    flush: () => engine.store.flush?.() ?? Promise.resolve(),
     tokens,
     logRequest: (line) => log("info", line),
     onUnexpectedError: (error) =>
@@ -163,9 +164,10 @@ function describeStore(
   if (durability === null) return "memory (nothing survives a restart)";
   const promise =
     durability.durability === "full"
-      ? "every commit on disk before it is acknowledged"
+      ? "nothing acknowledged is lost on power loss"
       : "survives a process crash; the last commits may be lost on power loss";
-  return `sqlite, durability ${durability.durability} (synchronous=${durability.synchronous}, journal=${durability.journalMode}): ${promise}`;
+  const { synchronous, journalMode, walSynced } = durability;
+  return `sqlite, durability ${durability.durability} (synchronous=${synchronous}, WAL synced ${walSynced}, journal=${journalMode}): ${promise}`;
 }
 
 function isLoopback(host: string): boolean {

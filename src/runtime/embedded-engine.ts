@@ -130,7 +130,15 @@ export class EmbeddedEngine implements Engine {
     return jobOfSend(await this.#sendJob(agentId, input, options, false));
   }
 
-  send(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<RunOutcome> {
+  /** Resolves with the run's outcome once what it committed is durable (`TurnStore.flush`). */
+  async send(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<RunOutcome> {
+    const outcome = await this.#send(agentId, input, options);
+    const { store } = this.options;
+    if (store.flush) await store.flush();
+    return outcome;
+  }
+
+  #send(agentId: string, input: MessageInput, options: SendOptions): Promise<RunOutcome> {
     const job = this.#sendJob(agentId, input, options, true);
     // The common case (the run ended in this job) answers without another hop.
     return job.then(async (done) => {
@@ -141,7 +149,7 @@ export class EmbeddedEngine implements Engine {
         return { ...stored, duplicate: true };
       }
       await done.wake;
-      return this.send(agentId, input, options);
+      return this.#send(agentId, input, options);
     });
   }
 

@@ -108,6 +108,11 @@ export interface AppOptions {
   metrics?: { scrape(): Promise<string>; readonly contentType: string };
   /** The built web console (`dist/console` by default); `null` serves none. */
   consoleDir?: string | null;
+  /**
+   * The store's durability barrier (`Store.flush`): every answer, and every frame of a stream,
+   * waits for it, so nothing a client is told can be lost on power loss (decision 030).
+   */
+  flush?: () => Promise<void>;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -144,6 +149,14 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   });
   app.onError((error, c) => errorResponse(c, error, log));
   app.notFound((c) => c.json(body("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`), 404));
+  // First in, last out: whatever the request committed, or read of what others committed, is
+  // on disk before the answer leaves (streams wait per frame, in event-stream.ts).
+  const flush = options.flush ?? (async () => {});
+  app.use(async (c, next) => {
+    c.set("flush", flush);
+    await next();
+    await flush();
+  });
   if (options.logRequest) app.use(requestLog(options.logRequest));
   // A body the handler never read is read to its end (within the size limit) before the answer
   // goes out: answering mid-upload makes Node close the connection, and clients reusing it fail.

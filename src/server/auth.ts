@@ -16,7 +16,11 @@ const OPEN_PATHS = [
   /^\/console(\/|$)/,
 ];
 
-export type AppEnv = { Variables: { projectId: string } };
+/**
+ * What every handler can read: the caller's project, and the durability barrier to await before
+ * anything is acknowledged (`flush`; at once where commits are already durable).
+ */
+export type AppEnv = { Variables: { projectId: string; flush: () => Promise<void> } };
 
 /**
  * Bearer-token auth: each token maps to a project, and every agent belongs to one project.

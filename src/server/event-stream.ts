@@ -6,9 +6,11 @@ import { errorFrame, type Frame, type FrameMapper } from "./sse-frames.js";
 
 /**
  * Frames written in order; once the client has gone, frames are dropped (what produces them
- * goes on: runs belong to their agents, not to connections).
+ * goes on: runs belong to their agents, not to connections). Each frame waits for `flush`, the
+ * store's durability barrier, so a client never sees a message that power loss could take back
+ * (frames queued together share one flush).
  */
-export function frameWriter(sse: SSEStreamingApi) {
+export function frameWriter(sse: SSEStreamingApi, flush: () => Promise<void>) {
   let open = true;
   sse.onAbort(() => {
     open = false;
@@ -16,7 +18,11 @@ export function frameWriter(sse: SSEStreamingApi) {
   let writing = Promise.resolve();
   return {
     write(frame: Frame) {
-      if (open) writing = writing.then(() => sse.writeSSE(frame)).catch(() => undefined);
+      if (!open) return;
+      writing = writing
+        .then(flush)
+        .then(() => sse.writeSSE(frame))
+        .catch(() => undefined);
     },
     get open() {
       return open;
@@ -36,7 +42,7 @@ export function streamEvents(
   produce: (onEvent: (event: AgentEvent) => void) => Promise<void>,
 ) {
   return streamSSE(c, async (sse) => {
-    const out = frameWriter(sse);
+    const out = frameWriter(sse, c.get("flush"));
     try {
       await produce((event) => {
         for (const frame of mapper.frames(event)) out.write(frame);

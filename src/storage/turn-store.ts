@@ -69,6 +69,13 @@ export interface TurnStore {
   getRun(runId: string): Promise<RunRecord | null>;
   /** Commits a step atomically: messages, memory changes, the session checkpoint, the run and steps. */
   commit(step: StepCommit): Promise<void>;
+  /**
+   * Resolves once every commit so far would survive power loss, where the store promises that
+   * only when asked (SQLite with durability `full`, decision 030): called before anything is
+   * acknowledged outside the process. Absent, or at once, where commits are on disk when they
+   * resolve (PostgreSQL) or the store promises less (`normal`, in memory).
+   */
+  flush?(): Promise<void>;
   /** The agent's folders and open files, shown in its context; none without it. */
   readonly folders?: Pick<FolderStore, "agentFolders" | "agentFiles" | "getFolder">;
 }

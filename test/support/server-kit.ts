@@ -44,6 +44,7 @@ export async function startTestServer(
     config: engine.config,
     version: "test",
     services: engine.services,
+    flush: () => engine.store.flush?.() ?? Promise.resolve(),
     tokens: options.tokens ?? null,
     metrics: engine.metrics,
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),

@@ -8,7 +8,8 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /**
  * The floor under a turn: the commits the bench's turn makes (a message, a `lookup` call, its
- * result, the answer: one commit per step), replayed straight into the store without the loop.
+ * result, the answer: one commit per step), replayed straight into the store without the loop,
+ * then the store's flush, as a turn's answer waits for (decision 030).
  * Turns and replays alternate on one agent, so both see the same load and the same store size;
  * `ratio` is how many floors a turn costs (the issue's target: at most 2).
  */
@@ -48,6 +49,7 @@ export async function commitFloor(turns: number, target?: BenchStore) {
       for (const args of recorded) {
         await store.commit(...(JSON.parse(renamed(args)) as Parameters<Store["commit"]>));
       }
+      await store.flush?.();
     };
     const turnMs: number[] = [];
     const floorMs: number[] = [];

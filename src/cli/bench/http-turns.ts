@@ -39,6 +39,7 @@ export async function httpTurns(turns: number, durability: Durability = DEFAULT_
     config: assembled.config,
     version: "bench",
     services: assembled.services,
+    flush: () => assembled.store.flush?.() ?? Promise.resolve(),
     tokens: null,
     metrics: assembled.metrics,
   });

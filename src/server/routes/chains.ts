@@ -155,7 +155,7 @@ export function chainRoutes(app: OpenAPIHono<AppEnv>, chains: ChainService): voi
 function followRun(c: Context<AppEnv>, chains: ChainService, runId: string, streamTokens: boolean) {
   const projectId = c.get("projectId");
   return streamSSE(c, async (sse) => {
-    const out = frameWriter(sse);
+    const out = frameWriter(sse, c.get("flush"));
     const mapper = new ChainFrameMapper(streamTokens);
     let ended: () => void = () => {};
     const end = new Promise<void>((resolve) => {

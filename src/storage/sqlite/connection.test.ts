@@ -1,28 +1,49 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../../test/support/temp-dirs.js";
+import { agentRecord, block } from "../contract/fixtures.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
-describe("SQLite durability (issue #16)", () => {
+describe("SQLite durability (issue #16, decision 030)", () => {
   const dir = tempDir("holdfast-durability-");
+  const newAgent = (id: string) => ({
+    agent: agentRecord(id),
+    blocks: [{ ...block("persona"), id: `block-${id}` }],
+  });
 
-  it("flushes every commit by default: WAL with synchronous=FULL", async () => {
+  it("full by default: commits in the WAL, which is synced before anything is acknowledged", async () => {
     const store = await openSqliteStore(join(dir, "default.db"));
     expect(store.durabilityInForce()).toEqual({
       durability: "full",
-      synchronous: "FULL",
+      synchronous: "NORMAL",
       journalMode: "wal",
+      walSynced: "before each acknowledgement",
     });
+    await store.flush();
+    expect(store.walSyncs).toBe(0);
+    await store.createAgent(newAgent("agent-1"));
+    await store.createAgent(newAgent("agent-2"));
+    await Promise.all([store.flush(), store.flush(), store.flush()]);
+    expect(store.walSyncs).toBe(1);
+    await store.flush();
+    expect(store.walSyncs).toBe(1);
+    await store.createAgent(newAgent("agent-3"));
+    await store.flush();
+    expect(store.walSyncs).toBe(2);
     await store.close();
   });
 
-  it("runs synchronous=NORMAL only when normal is chosen", async () => {
+  it("normal syncs the WAL at checkpoints only: flush returns at once", async () => {
     const store = await openSqliteStore(join(dir, "normal.db"), { durability: "normal" });
     expect(store.durabilityInForce()).toEqual({
       durability: "normal",
       synchronous: "NORMAL",
       journalMode: "wal",
+      walSynced: "at checkpoints",
     });
+    await store.createAgent(newAgent("agent-1"));
+    await store.flush();
+    expect(store.walSyncs).toBe(0);
     await store.close();
   });
 
@@ -30,7 +51,7 @@ describe("SQLite durability (issue #16)", () => {
     const path = join(dir, "reopened.db");
     await (await openSqliteStore(path, { durability: "normal" })).close();
     const store = await openSqliteStore(path);
-    expect(store.durabilityInForce().synchronous).toBe("FULL");
+    expect(store.durabilityInForce().walSynced).toBe("before each acknowledgement");
     await store.close();
   });
 });

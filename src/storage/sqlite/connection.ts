@@ -9,11 +9,13 @@ const BUSY_TIMEOUT_MS = 5_000;
 const MMAP_BYTES = 1 << 30;
 
 /**
- * SQLite's `synchronous` level for each durability. In WAL mode, FULL fsyncs the WAL at every
- * commit; NORMAL fsyncs only at checkpoints, so a commit survives a process crash (the WAL is
- * in the OS's page cache) but not power loss.
+ * SQLite's `synchronous` level: NORMAL for both durabilities. In WAL mode a commit is then in
+ * the WAL, in the operating system's cache: it survives the process dying, and the WAL is
+ * synced at checkpoints. With `full`, the store also syncs the WAL before anything is
+ * acknowledged (`wal-flush.ts`, decision 030), which is what FULL would do after every commit,
+ * once for all the commits made since.
  */
-const SYNCHRONOUS: Record<Durability, number> = { full: 2, normal: 1 };
+const SYNCHRONOUS: Record<Durability, number> = { full: 1, normal: 1 };
 const SYNCHRONOUS_NAMES = ["OFF", "NORMAL", "FULL", "EXTRA"] as const;
 
 /** What a connection actually runs with, read back from SQLite rather than assumed. */
@@ -23,6 +25,8 @@ export interface DurabilityInForce {
   synchronous: string;
   /** `PRAGMA journal_mode`: `wal` for a file, `memory` for `:memory:`. */
   journalMode: string;
+  /** When the WAL reaches the disk: before each acknowledgement (`full`), or at checkpoints. */
+  walSynced: "before each acknowledgement" | "at checkpoints";
 }
 
 /** Opens the store's connection with the pragmas it relies on and an up-to-date schema. */
@@ -58,6 +62,7 @@ export function durabilityInForce(db: DatabaseSync, durability: Durability): Dur
     durability,
     synchronous: SYNCHRONOUS_NAMES[level] ?? String(level),
     journalMode: String(journal),
+    walSynced: durability === "full" ? "before each acknowledgement" : "at checkpoints",
   };
 }
 

@@ -1,0 +1,84 @@
+import { open } from "node:fs/promises";
+import type { DatabaseSync } from "node:sqlite";
+
+/** Makes a file's written data durable: `fdatasync` of the WAL, unless a test counts it. */
+export type SyncFile = (path: string) => Promise<void>;
+
+async function fdatasync(path: string): Promise<void> {
+  const file = await open(path, "r+");
+  try {
+    await file.datasync();
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Flushes the write-ahead log when something is about to be acknowledged (durability `full`,
+ * decision 030). The connection commits with `synchronous=NORMAL`: a commit is in the WAL, in
+ * the operating system's cache, and survives the process dying. `flush` then syncs the WAL —
+ * what `synchronous=FULL` would do after every commit — once for every commit made so far,
+ * off the event loop, so concurrent callers share one sync and other agents run meanwhile.
+ *
+ * Whether anything is unflushed is read from SQLite (`total_changes()` of the connection), so
+ * every write through it counts, whichever module made it; a flush with nothing new returns at
+ * once. Callers arriving while a sync runs wait for it only if their commits are covered by it
+ * (made before it started); otherwise they get the next one.
+ */
+export class WalFlusher {
+  private readonly changes;
+  private flushedChanges: number;
+  private inFlight: { covers: number; done: Promise<void> } | null = null;
+  /** How many syncs ran (tests and the bench count them). */
+  syncs = 0;
+
+  constructor(
+    db: DatabaseSync,
+    private readonly walPath: string,
+    private readonly sync: SyncFile = fdatasync,
+  ) {
+    this.changes = db.prepare("SELECT total_changes() AS n");
+    this.flushedChanges = this.current();
+  }
+
+  /** True when commits were made since the last sync began. */
+  get dirty(): boolean {
+    return this.current() > this.flushedChanges;
+  }
+
+  async flush(): Promise<void> {
+    const wanted = this.current();
+    while (this.flushedChanges < wanted) {
+      const running = this.inFlight;
+      if (running && running.covers >= wanted) return running.done;
+      if (running) {
+        await running.done.catch(() => undefined);
+        continue;
+      }
+      await this.start(this.current());
+    }
+  }
+
+  private start(covers: number): Promise<void> {
+    const done = this.sync(this.walPath).then(
+      () => {
+        this.syncs += 1;
+        this.flushedChanges = Math.max(this.flushedChanges, covers);
+      },
+      (error: unknown) => {
+        throw new Error(`could not flush the write-ahead log to disk: ${String(error)}`);
+      },
+    );
+    const entry = { covers, done };
+    this.inFlight = entry;
+    const clear = () => {
+      if (this.inFlight === entry) this.inFlight = null;
+    };
+    done.then(clear, clear);
+    return done;
+  }
+
+  private current(): number {
+    return Number(this.changes.get()?.n ?? 0);
+  }
+}
