@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { extname, resolve } from "node:path";
-import { parseDocument } from "yaml";
 import type { FieldError } from "../core/errors.js";
 import { builtinConfig, type ConfigResult, checkConfig } from "./config-file.js";
 
@@ -48,6 +48,8 @@ function readDocument(path: string): Parsed {
       return { ok: false, errors: [{ path: "(syntax)", message: reason }] };
     }
   }
+  // The YAML parser loads with the first config file read: a server on defaults never needs it.
+  const { parseDocument } = createRequire(import.meta.url)("yaml") as typeof import("yaml");
   const doc = parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const errors = doc.errors.map((e) => ({

@@ -19,6 +19,7 @@ import { type Clock, systemClock } from "../core/clock.js";
 import { ValidationError } from "../core/errors.js";
 import { toModelError } from "./ai-sdk-errors.js";
 import { ResponseBuilder } from "./ai-sdk-response.js";
+import { contextWindowFor } from "./context-windows.js";
 import {
   formatModelHandle,
   type ModelHandle,
@@ -41,26 +42,6 @@ import {
 } from "./provider-settings.js";
 import { reasoningProviderOptions } from "./reasoning-options.js";
 
-/** Used for models the table below does not know, local ones above all. */
-export const DEFAULT_CONTEXT_WINDOW = 32_768;
-
-/** Known context windows, by model-name prefix; the first match wins. */
-const CONTEXT_WINDOWS: readonly [RegExp, number][] = [
-  [/^gpt-4\.1/, 1_047_576],
-  [/^gpt-4o/, 128_000],
-  [/^claude-/, 200_000],
-  [/^gemini-/, 1_048_576],
-];
-
-/**
- * The context window of a model by its name. Routers prefix names with an organisation
- * (`openai/gpt-4o`), so only the last path segment is matched.
- */
-export function contextWindowFor(model: string): number {
-  const name = model.slice(model.lastIndexOf("/") + 1).toLowerCase();
-  return CONTEXT_WINDOWS.find(([pattern]) => pattern.test(name))?.[1] ?? DEFAULT_CONTEXT_WINDOW;
-}
-
 /** Options of `createAiSdkAdapter`. */
 export interface AiSdkAdapterOptions {
   /** Overrides the context window from the table (for a local model with a known size). */
@@ -80,6 +61,8 @@ export interface AiSdkAdapterOptions {
  *
  * @throws ValidationError when the handle is bad, names `sim`, or its key/base URL is missing.
  */
+export { contextWindowFor };
+
 export function createAiSdkAdapter(
   handle: string,
   settings: ProviderSettings = {},

@@ -1,9 +1,11 @@
 import { type Clock, systemClock } from "../core/clock.js";
+import { ValidationError } from "../core/errors.js";
 import { type Random, systemRandom } from "../core/random.js";
-import { createAiSdkAdapter } from "./ai-sdk-adapter.js";
-import { parseModelHandle } from "./handle.js";
+import { contextWindowFor } from "./context-windows.js";
+import { formatModelHandle, parseModelHandle } from "./handle.js";
 import type { ModelAdapter } from "./model.js";
 import {
+  checkProviderReady,
   hasAnyProviderKey,
   type ProviderSettings,
   resolveProviderEndpoint,
@@ -30,13 +32,25 @@ export interface CreateModelOptions {
  * handle or a provider without its key, so the caller can refuse the agent up front.
  */
 export function createModel(handle: string, options: CreateModelOptions = {}): ModelAdapter {
-  const { provider } = parseModelHandle(handle);
-  if (provider === "sim") return createSimModel({ handle });
+  const parsed = parseModelHandle(handle);
+  if (parsed.provider === "sim") return createSimModel({ handle });
   const clock = options.clock ?? systemClock;
-  const adapter = createAiSdkAdapter(handle, options.settings ?? {}, {
-    env: options.env ?? process.env,
-    clock,
-  });
+  const settings = options.settings ?? {};
+  const env = options.env ?? process.env;
+  const problem = checkProviderReady(parsed, settings, env);
+  if (problem) throw new ValidationError(problem, [{ path: "model", message: problem }]);
+  // The AI SDK and its providers load on the first call: a server on the sim model never
+  // pays for them at start-up.
+  let loaded: Promise<ModelAdapter> | undefined;
+  const load = () =>
+    (loaded ??= import("./ai-sdk-adapter.js").then((sdk) =>
+      sdk.createAiSdkAdapter(handle, settings, { env, clock }),
+    ));
+  const adapter: ModelAdapter = {
+    handle: formatModelHandle(parsed),
+    contextWindow: contextWindowFor(parsed.model),
+    generate: async (request, onDelta) => (await load()).generate(request, onDelta),
+  };
   const limited = options.limiter ? withRateLimit(adapter, options.limiter) : adapter;
   return withRetries(limited, {
     ...DEFAULT_RETRY_POLICY,

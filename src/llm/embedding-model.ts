@@ -1,16 +1,8 @@
-import { createGoogle } from "@ai-sdk/google";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { embedMany, type EmbeddingModel as SdkEmbeddingModel } from "ai";
 import { type Clock, systemClock } from "../core/clock.js";
 import { ValidationError } from "../core/errors.js";
-import { toModelError } from "./ai-sdk-errors.js";
+import type { SdkEmbedder } from "./embedding-sdk.js";
 import { type ModelHandle, type ProviderName, parseModelHandle } from "./handle.js";
-import {
-  checkProviderReady,
-  type ProviderSettings,
-  resolveProviderEndpoint,
-} from "./provider-settings.js";
+import { checkProviderReady, type ProviderSettings } from "./provider-settings.js";
 
 /**
  * Turns texts into vectors, one per text, in order. Failures are `ModelError`s (transient ones
@@ -94,49 +86,18 @@ export function createEmbeddingModel(
   const problem = checkEmbeddingReady(handle, settings, env);
   if (problem) throw new ValidationError(problem, [{ path: "embedding", message: problem }]);
   const parsed = parseModelHandle(handle);
-  const model = sdkModel(parsed, settings, env);
   const clock = options.clock ?? systemClock;
+  // The AI SDK and its providers load on the first embedding, not at start-up.
+  let embedder: Promise<SdkEmbedder> | undefined;
   return {
     handle,
     maxBatch: options.maxBatch ?? DEFAULT_EMBEDDING_BATCH,
     async embed(texts, signal) {
       if (texts.length === 0) return [];
-      try {
-        const { embeddings } = await embedMany({
-          model,
-          values: [...texts],
-          maxRetries: 0,
-          maxParallelCalls: 1,
-          ...(signal && { abortSignal: signal }),
-        });
-        return embeddings.map((vector) => Float32Array.from(vector));
-      } catch (error) {
-        throw toModelError(error, clock.now());
-      }
+      embedder ??= import("./embedding-sdk.js").then((sdk) =>
+        sdk.sdkEmbedder(parsed, settings, env, clock),
+      );
+      return (await embedder)(texts, signal);
     },
   };
-}
-
-function sdkModel(
-  { provider, model }: ModelHandle,
-  settings: ProviderSettings,
-  env: NodeJS.ProcessEnv,
-): SdkEmbeddingModel {
-  // Pass what we resolved explicitly, so the SDK never falls back to reading process.env.
-  const { apiKey, baseUrl: baseURL } = resolveProviderEndpoint(provider, settings, env);
-  switch (provider) {
-    case "openai":
-      return createOpenAI({ apiKey, baseURL }).embedding(model);
-    case "google":
-      return createGoogle({ apiKey, baseURL }).embedding(model);
-    case "ollama":
-    case "openai-compatible":
-      return createOpenAICompatible({
-        name: provider,
-        baseURL: baseURL ?? "",
-        ...(apiKey !== undefined && { apiKey }),
-      }).embeddingModel(model);
-    default:
-      throw new Error(`unreachable: ${provider} is refused by embeddingHandleProblem`);
-  }
 }

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 
 /** One problem with a schema or a value, at a JSON pointer (`/properties/score/type`, `/score`). */
 export interface SchemaViolation {
@@ -13,13 +14,21 @@ export interface SchemaViolation {
  * (they would need a plugin a provider may not mirror); `$ref` to remote schemas is refused by
  * having no loader.
  */
-const ajv = new Ajv({
-  strict: true,
-  allErrors: true,
-  validateFormats: false,
-  // Schemas are compiled on their own: two types' schemas with the same `$id` do not clash.
-  addUsedSchema: false,
-});
+let instance: Ajv | undefined;
+/** Ajv, loaded when the first schema is checked (most servers never check one). */
+function ajv(): Ajv {
+  if (!instance) {
+    const { Ajv: AjvClass } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
+    instance = new AjvClass({
+      strict: true,
+      allErrors: true,
+      validateFormats: false,
+      // Schemas are compiled on their own: two types' schemas with the same `$id` do not clash.
+      addUsedSchema: false,
+    });
+  }
+  return instance;
+}
 
 /** Compiled validators by schema text: a type's schema is compiled once, not per reply. */
 const compiled = new Map<string, ValidateFunction>();
@@ -35,7 +44,7 @@ export function checkOutputSchema(schema: Record<string, unknown>): SchemaViolat
     return [{ pointer: "/type", message: "the root of an output schema must be type 'object'" }];
   }
   try {
-    if (!ajv.validateSchema(schema)) return (ajv.errors ?? []).map(violation);
+    if (!ajv().validateSchema(schema)) return (ajv().errors ?? []).map(violation);
     validatorFor(schema);
     return [];
   } catch (error) {
@@ -63,7 +72,7 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = ajv().compile(schema);
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(key, validate);
   }

@@ -1,7 +1,7 @@
 import { promises as dns, type LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
-import { Agent, fetch } from "undici";
+import type { Agent, fetch as undiciFetch } from "undici";
 import { addressPolicy } from "./address-guard.js";
 import { readLimited } from "./read-body.js";
 import type { WebSettings } from "./web-settings.js";
@@ -49,14 +49,22 @@ const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
  */
 export function createWebClient(settings: WebSettings, resolve: Resolve = systemResolve) {
   const refusal = addressPolicy(settings.allowPrivateAddresses, settings.allowedNetworks);
-  const dispatcher = new Agent({
-    connect: { lookup: guardedLookup(resolve, refusal) },
-    keepAliveTimeout: 4_000,
-  });
+  // undici loads with the first request: a server whose agents fetch nothing never pays for it.
+  let client: Promise<Pick<Hop, "dispatcher" | "fetch">> | undefined;
+  const connect = () =>
+    (client ??= import("undici").then(({ Agent, fetch }) => ({
+      fetch,
+      dispatcher: new Agent({
+        connect: { lookup: guardedLookup(resolve, refusal) },
+        keepAliveTimeout: 4_000,
+      }),
+    })));
   return {
-    request: (request: WebRequest, signal: AbortSignal): Promise<WebOutcome> =>
-      followRedirects(request, signal, { settings, refusal, dispatcher }),
-    close: () => dispatcher.close(),
+    request: async (request: WebRequest, signal: AbortSignal): Promise<WebOutcome> =>
+      followRedirects(request, signal, { settings, refusal, ...(await connect()) }),
+    close: async () => {
+      if (client) await (await client).dispatcher.close();
+    },
   };
 }
 export type WebClient = ReturnType<typeof createWebClient>;
@@ -65,6 +73,7 @@ interface Hop {
   settings: WebSettings;
   refusal: (address: string) => string | undefined;
   dispatcher: Agent;
+  fetch: typeof undiciFetch;
 }
 
 async function followRedirects(
@@ -80,7 +89,7 @@ async function followRedirects(
     for (let redirects = 0; ; redirects += 1) {
       const refused = checkUrl(request.url, hop.refusal);
       if (refused) return { ok: false, error: refused };
-      const response = await fetch(request.url, {
+      const response = await hop.fetch(request.url, {
         method: request.method,
         headers: request.headers ?? {},
         ...(request.body === undefined ? {} : { body: request.body }),

@@ -18,8 +18,8 @@ const PAGE = `<!doctype html>
 </body></html>`;
 
 describe("htmlToMarkdown", () => {
-  it("keeps the title, headings, emphasis, lists and absolute links, and drops the clutter", () => {
-    const { title, markdown } = htmlToMarkdown(PAGE, "https://tea.example/articles/green");
+  it("keeps the title, headings, emphasis, lists and absolute links, and drops the clutter", async () => {
+    const { title, markdown } = await htmlToMarkdown(PAGE, "https://tea.example/articles/green");
     expect(title).toBe("Tea & Biscuits");
     expect(markdown).toContain("# Brewing green tea");
     expect(markdown).toContain("**80 °C**");
@@ -29,11 +29,11 @@ describe("htmlToMarkdown", () => {
       expect(markdown).not.toContain(clutter);
   });
 
-  it("keeps the text of a fragment or broken markup", () => {
-    expect(htmlToMarkdown("<p>one<p>two <b>bold", "https://x.example/").markdown).toBe(
+  it("keeps the text of a fragment or broken markup", async () => {
+    expect((await htmlToMarkdown("<p>one<p>two <b>bold", "https://x.example/")).markdown).toBe(
       "one\n\ntwo bold",
     );
-    expect(htmlToMarkdown("", "https://x.example/")).toEqual({ title: "", markdown: "" });
+    expect(await htmlToMarkdown("", "https://x.example/")).toEqual({ title: "", markdown: "" });
   });
 });
 

@@ -1,11 +1,18 @@
-import { NodeHtmlMarkdown } from "node-html-markdown";
+import type { NodeHtmlMarkdown } from "node-html-markdown";
 
 /**
  * Turns a web page into markdown a model reads well. Scripts, styles, navigation, forms and
  * images go (they cost tokens and say little); links are made absolute so that the model can
  * fetch them next.
  */
-const converter = new NodeHtmlMarkdown({
+let converter: Promise<NodeHtmlMarkdown> | undefined;
+/** The converter, loaded with the first page (the HTML parser is large). */
+const loadConverter = () =>
+  (converter ??= import("node-html-markdown").then(
+    ({ NodeHtmlMarkdown }) => new NodeHtmlMarkdown(OPTIONS),
+  ));
+
+const OPTIONS = {
   ignore: [
     "script",
     "style",
@@ -27,15 +34,18 @@ const converter = new NodeHtmlMarkdown({
   ],
   maxConsecutiveNewlines: 2,
   keepDataImages: false,
-});
+};
 
 /** The page's title (if any) and its content as markdown. */
-export function htmlToMarkdown(html: string, pageUrl: string): { title: string; markdown: string } {
+export async function htmlToMarkdown(
+  html: string,
+  pageUrl: string,
+): Promise<{ title: string; markdown: string }> {
   const title = decodeEntities(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? "")
     .replace(/\s+/g, " ")
     .trim();
   const body = /<body[^>]*>([\s\S]*)/i.exec(html)?.[1] ?? html;
-  const markdown = converter.translate(absoluteLinks(body, pageUrl)).trim();
+  const markdown = (await loadConverter()).translate(absoluteLinks(body, pageUrl)).trim();
   return { title, markdown };
 }
 

@@ -29,7 +29,7 @@ export function createWebFetch(client: WebClient, settings: WebSettings): ToolIm
 
 export const USER_AGENT = "Holdfast-web-tools/1 (an AI agent's fetch)";
 
-function describePage(response: WebResponse, maxBytes: number) {
+async function describePage(response: WebResponse, maxBytes: number) {
   const type = response.headers.get("content-type");
   const kind = bodyKind(type, response.body);
   const head = [`URL: ${response.url}`, `Status: ${response.status} ${response.statusText}`.trim()];
@@ -42,7 +42,7 @@ function describePage(response: WebResponse, maxBytes: number) {
   const text = decodeText(type, response.body);
   let content = text;
   if (kind === "html") {
-    const page = htmlToMarkdown(text, response.url);
+    const page = await htmlToMarkdown(text, response.url);
     if (page.title) head.push(`Title: ${page.title}`);
     content = page.markdown;
   }

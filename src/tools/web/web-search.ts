@@ -1,4 +1,3 @@
-import { fetch } from "undici";
 import { webSearchTool } from "../builtin/workspace-tools.js";
 import { failure, implementTool, success, type ToolImplementation } from "../tool.js";
 import { readLimited } from "./read-body.js";
@@ -23,6 +22,7 @@ export function createWebSearch(search: SearchSettings, settings: WebSettings): 
       let status: number;
       let bytes: Uint8Array;
       try {
+        const { fetch } = await import("undici");
         const response = await fetch(call.url, {
           ...call.init,
           signal: AbortSignal.any([context.signal, deadline]),
