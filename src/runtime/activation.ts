@@ -15,6 +15,7 @@ import { newSessionState, type SessionState } from "../records/session-state.js"
 import type { Store } from "../storage/store.js";
 import type { ToolImplementation, Workspace } from "../tools/tool.js";
 import type { AgentType } from "../types/agent-type.js";
+import { effectiveCapabilities } from "../types/capabilities.js";
 import type { EffectiveCapabilities } from "../types/capabilities-schema.js";
 import { AgentOverrides } from "../types/overrides.js";
 
@@ -82,6 +83,7 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
     rules: record.tool_rules,
     catalogue,
     contextAfter: record.context_after,
+    capabilities: sharedCapabilities(sources, type, parsed.data),
   });
   const caps = agent.config.capabilities;
   return {
@@ -89,7 +91,7 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
     type,
     overrides: parsed.data,
     agent,
-    tools: toolsFor(sources),
+    tools: sharedFor(sources).tools,
     catalogueVersion: catalogue.version,
     model: withFallbacks(
       [caps.model ?? sources.defaultModel, ...caps.model_fallbacks].map((handle) =>
@@ -98,6 +100,53 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
     ),
     workspace: sources.workspaceFor(record, caps.isolation),
   };
+}
+
+/**
+ * What every activation of the same sources and catalogue version shares instead of holding
+ * its own copy (idle agents are many): the tools, and the capabilities of each type under each
+ * set of overrides. Never changed once made; a new catalogue version makes new ones.
+ */
+interface Shared {
+  version: number | undefined;
+  tools: ReadonlyMap<string, ToolImplementation>;
+  /** By type object (a type redefined is another object), then by its overrides' JSON. */
+  capabilities: WeakMap<AgentType, Map<string, EffectiveCapabilities>>;
+}
+const SHARED = new WeakMap<ActivationSources, Shared>();
+/** Distinct overrides kept per type; past it the cache starts again (agents rarely differ). */
+const MAX_SHARED_CAPABILITIES = 1_000;
+
+function sharedFor(sources: ActivationSources): Shared {
+  const version = sources.config.catalogue.version;
+  let shared = SHARED.get(sources);
+  // A catalogue without a version is a fixed one: it never changes.
+  if (!shared || shared.version !== version) {
+    shared = { version, tools: toolsFor(sources), capabilities: new WeakMap() };
+    SHARED.set(sources, shared);
+  }
+  return shared;
+}
+
+function sharedCapabilities(
+  sources: ActivationSources,
+  type: AgentType,
+  overrides: AgentOverrides,
+): EffectiveCapabilities {
+  const byType = sharedFor(sources).capabilities;
+  let ofType = byType.get(type);
+  if (!ofType) {
+    ofType = new Map();
+    byType.set(type, ofType);
+  }
+  const key = JSON.stringify(overrides);
+  let found = ofType.get(key);
+  if (!found) {
+    if (ofType.size >= MAX_SHARED_CAPABILITIES) ofType.clear();
+    found = effectiveCapabilities(type, overrides, sources.config.catalogue);
+    ofType.set(key, found);
+  }
+  return found;
 }
 
 /** The server's tools plus the spawn tools, which need the type registry. */

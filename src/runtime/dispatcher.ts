@@ -23,8 +23,8 @@ interface Slot<A> {
   activation: Promise<A> | null;
   readonly mailbox: (() => Promise<void>)[];
   running: boolean;
-  /** Cancels the idle timer of this slot. */
-  idle: AbortController | null;
+  /** When the slot last became idle (clock ms); null while it has work. */
+  idleSince: number | null;
   /** Resolved when the mailbox is next empty and nothing runs. */
   readonly drained: (() => void)[];
 }
@@ -39,6 +39,8 @@ export class Dispatcher<A> {
   readonly #waitingForRoom: (() => void)[] = [];
   #live = 0;
   #accepting = true;
+  /** The idle sweep while one sleeps (see `#sweepIdle`). */
+  #sweeping: AbortController | null = null;
 
   constructor(private readonly options: DispatcherOptions<A>) {}
 
@@ -82,8 +84,7 @@ export class Dispatcher<A> {
           }
         }),
       );
-      slot.idle?.abort();
-      slot.idle = null;
+      slot.idleSince = null;
       void this.#drain(agentId, slot);
     });
   }
@@ -93,6 +94,7 @@ export class Dispatcher<A> {
     this.#accepting = false;
     await Promise.all([...this.#slots.values()].map((slot) => this.#whenDrained(slot)));
     await Promise.all([...this.#slots.keys()].map((id) => this.#close(id)));
+    this.#sweeping?.abort();
   }
 
   #newSlot(agentId: string): Slot<A> {
@@ -100,7 +102,7 @@ export class Dispatcher<A> {
       activation: null,
       mailbox: [],
       running: false,
-      idle: null,
+      idleSince: null,
       drained: [],
     };
     this.#slots.set(agentId, slot);
@@ -139,18 +141,44 @@ export class Dispatcher<A> {
     }
     for (const done of slot.drained.splice(0)) done();
     if (this.#slots.get(agentId) !== slot) return;
-    if (slot.activation !== null) this.#scheduleIdle(agentId, slot);
+    if (slot.activation !== null) this.#scheduleIdle(slot);
     else this.#slots.delete(agentId);
     this.#waitingForRoom.shift()?.();
   }
 
-  #scheduleIdle(agentId: string, slot: Slot<A>): void {
-    const idle = new AbortController();
-    slot.idle = idle;
-    this.options.clock.sleep(this.options.idleMs, idle.signal).then(
-      () => (slot.running || slot.mailbox.length > 0 ? undefined : this.#close(agentId)),
-      () => undefined,
-    );
+  #scheduleIdle(slot: Slot<A>): void {
+    slot.idleSince = this.options.clock.now();
+    if (!this.#sweeping) void this.#sweepIdle();
+  }
+
+  /**
+   * Deactivates agents idle for `idleMs`: one timer for every agent, not one each (an idle
+   * agent's timer, controller and listeners were most of what it held). It sleeps until the
+   * soonest agent is due, at least an eighth of `idleMs` at a time so that agents idling at
+   * many different moments share a wake-up, and stops once no agent is idle.
+   */
+  async #sweepIdle(): Promise<void> {
+    const stop = new AbortController();
+    this.#sweeping = stop;
+    const { clock, idleMs } = this.options;
+    try {
+      while (!stop.signal.aborted) {
+        const now = clock.now();
+        let soonest = Number.POSITIVE_INFINITY;
+        for (const [agentId, slot] of this.#slots) {
+          if (slot.idleSince === null || slot.running || slot.mailbox.length > 0) continue;
+          const due = slot.idleSince + idleMs;
+          if (due <= now) void this.#close(agentId);
+          else soonest = Math.min(soonest, due);
+        }
+        if (soonest === Number.POSITIVE_INFINITY) return;
+        await clock.sleep(Math.max(soonest - now, idleMs / 8), stop.signal);
+      }
+    } catch {
+      // Aborted at shutdown.
+    } finally {
+      if (this.#sweeping === stop) this.#sweeping = null;
+    }
   }
 
   async #close(agentId: string): Promise<void> {
@@ -161,7 +189,7 @@ export class Dispatcher<A> {
       `closing agent ${agentId} while it has work`,
     );
     this.#slots.delete(agentId);
-    slot.idle?.abort();
+    slot.idleSince = null;
     if (slot.activation !== null) {
       const activation = await slot.activation.catch(() => null);
       if (activation !== null) {
