@@ -5,7 +5,15 @@ export interface IdSource {
   next(prefix: string): string;
 }
 
-export const randomIds: IdSource = { next: (prefix) => `${prefix}-${randomUUID()}` };
+/**
+ * The text as one flat string. `randomUUID` builds its text from some twenty pieces, and V8
+ * keeps such a string as the chain of pieces (about 600 bytes) until something flattens it;
+ * ids are kept by every activation, message and run in memory, so they are copied flat once.
+ * Ids are ASCII, which latin1 copies exactly.
+ */
+const flat = (text: string) => Buffer.from(text, "latin1").toString("latin1");
+
+export const randomIds: IdSource = { next: (prefix) => flat(`${prefix}-${randomUUID()}`) };
 
 /** Ids numbered from 1 per prefix: deterministic, for tests and simulations. */
 export function sequentialIds(): IdSource {
