@@ -21,7 +21,11 @@ const lookupThenAnswer = () =>
         : { toolCalls: [{ name: "conversation_search", args: { query: `k${call}` } }] },
   });
 
-const walSyncs = () => (server?.engine.store as unknown as { walSyncs: number }).walSyncs;
+/** WAL syncs the server's store has made so far (a SQLite store's counter). */
+function walSyncs(): number {
+  if (!server) throw new Error("no server");
+  return (server.engine.store as unknown as { walSyncs: number }).walSyncs;
+}
 
 describe("acknowledged means synced (issue #16, decision 030)", () => {
   it("syncs the WAL once per answered turn, before the answer, not once per commit", async () => {
