@@ -19,17 +19,26 @@ export const eventsChannel = (schema: string) => `${schema}_events`;
 interface Payload {
   a: string;
   r: string | null;
+  /** The sender's sequence number: keeps equal events apart (see `NotifyingEvents`). */
+  s?: number;
   f?: string;
   e: LoopEvent | { type: "message_ref"; id: string };
 }
 
 /**
- * The worker's side: an event bus every event of which goes out as a notification, in order
- * (one connection sends them one after another). Nobody in a worker subscribes.
+ * The worker's side: an event bus every event of which goes out as a notification, in order.
+ * Events published while a send is under way go together in the next one, one statement for
+ * the batch (a turn's events used to cost a round trip each). PostgreSQL delivers a
+ * transaction's notifications in the order sent, but drops a duplicate of one already sent in
+ * it (two equal token deltas can be), so each payload carries a sequence number. Nobody in a
+ * worker subscribes.
  */
 export class NotifyingEvents extends AgentEvents {
   #failures = 0;
   #sending: Promise<void> = Promise.resolve();
+  #draining = false;
+  readonly #queue: string[] = [];
+  #seq = 0;
 
   private constructor(
     private readonly client: pg.Client,
@@ -56,22 +65,34 @@ export class NotifyingEvents extends AgentEvents {
 
   override publish(event: AgentEvent): void {
     const { agentId, runId, from, ...loop } = event;
-    const payload: Payload = { a: agentId, r: runId, e: loop as LoopEvent };
+    const payload: Payload = { a: agentId, r: runId, s: (this.#seq += 1), e: loop as LoopEvent };
     if (from) payload.f = from;
     let text = JSON.stringify(payload);
     if (text.length > MAX_PAYLOAD_BYTES && loop.type === "message") {
       text = JSON.stringify({ ...payload, e: { type: "message_ref", id: loop.message.id } });
     }
     if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) return; // A huge delta: the message follows.
-    // One after another on one connection: delivered in the order they were published.
-    this.#sending = this.#sending
-      .then(() => this.client.query("SELECT pg_notify($1, $2)", [this.channel, text]))
-      .then(
-        () => undefined,
-        () => {
-          this.#failures += 1;
-        },
-      );
+    this.#queue.push(text);
+    if (!this.#draining) this.#sending = this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0);
+        await this.client
+          .query("SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", [
+            this.channel,
+            batch,
+          ])
+          .catch(() => {
+            this.#failures += batch.length;
+          });
+      }
+    } finally {
+      this.#draining = false;
+    }
   }
 
   /** Resolves once every event published so far has been sent. */
