@@ -65,7 +65,8 @@ export class NotifyingEvents extends AgentEvents {
 
   override publish(event: AgentEvent): void {
     const { agentId, runId, from, ...loop } = event;
-    const payload: Payload = { a: agentId, r: runId, s: (this.#seq += 1), e: loop as LoopEvent };
+    this.#seq += 1;
+    const payload: Payload = { a: agentId, r: runId, s: this.#seq, e: loop as LoopEvent };
     if (from) payload.f = from;
     let text = JSON.stringify(payload);
     if (text.length > MAX_PAYLOAD_BYTES && loop.type === "message") {
