@@ -24,7 +24,8 @@ const lookupThenAnswer = () =>
 /** WAL syncs the server's store has made so far (a SQLite store's counter). */
 function walSyncs(): number {
   if (!server) throw new Error("no server");
-  return (server.engine.store as unknown as { walSyncs: number }).walSyncs;
+  const store = server.engine.store as unknown as { flusher: { syncs: number } | null };
+  return store.flusher?.syncs ?? 0;
 }
 
 describe("acknowledged means synced (issue #16, decision 030)", () => {

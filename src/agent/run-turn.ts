@@ -317,10 +317,8 @@ async function markStartedIfUnsafe(
     messages: [],
     journal: [{ kind: "started", index }],
   });
-  // The mark is what stops a repeat after a crash; the tool's effect leaves the process, so
-  // the mark must survive power loss first (decision 030).
-  const { store } = ctx.deps;
-  if (store.flush) await store.flush();
+  // The mark stops a repeat after a crash: it must survive power loss before the effect (030).
+  if (ctx.deps.store.flush) await ctx.deps.store.flush();
   return marked;
 }
 

@@ -22,7 +22,7 @@ import {
 import { childSpawner } from "./child-spawner.js";
 import { Dispatcher } from "./dispatcher.js";
 import type { Engine, MessageInput, ResumeFailure, RunOutcome, SendOptions } from "./engine.js";
-import { stoppedForCaller, storedOutcome, withMaxSteps } from "./outcomes.js";
+import { awaitStoredRun, storedOutcome, withMaxSteps } from "./outcomes.js";
 import { SessionMover } from "./session-mover.js";
 import { type Job, jobOf, type Settled, SubAgentDriver } from "./sub-agent-driver.js";
 import { childTasks, orphaned } from "./sub-agents.js";
@@ -133,8 +133,7 @@ export class EmbeddedEngine implements Engine {
   /** Resolves with the run's outcome once what it committed is durable (`TurnStore.flush`). */
   async send(agentId: string, input: MessageInput, options: SendOptions = {}): Promise<RunOutcome> {
     const outcome = await this.#send(agentId, input, options);
-    const { store } = this.options;
-    if (store.flush) await store.flush();
+    if (this.options.store.flush) await this.options.store.flush();
     return outcome;
   }
 
@@ -249,16 +248,8 @@ export class EmbeddedEngine implements Engine {
     });
   }
 
-  async awaitRun(agentId: string, runId: string): Promise<RunOutcome> {
-    const { store } = this.options;
-    const controller = new AbortController();
-    const stop = this.#events.nextStop(agentId, runId, controller.signal);
-    try {
-      if (!(await stoppedForCaller(store, agentId, runId))) await stop;
-    } finally {
-      controller.abort();
-    }
-    return storedOutcome(store, agentId, runId);
+  awaitRun(agentId: string, runId: string): Promise<RunOutcome> {
+    return awaitStoredRun(this.options.store, this.#events, agentId, runId);
   }
 
   async cancel(agentId: string): Promise<boolean> {
@@ -304,9 +295,8 @@ export class EmbeddedEngine implements Engine {
   }
 
   /**
-   * After the agent's deletion: a message queued behind its cancelled run may have started
-   * another meanwhile. That run stops, whoever waits for it hears so (in the agent's mailbox,
-   * after any job that began waiting), and work queued later finds the agent gone.
+   * After the agent's deletion, a run a queued message started meanwhile stops and its waiters
+   * hear so (in the mailbox, after any job already waiting); later work finds the agent gone.
    */
   async #forget(agentId: string): Promise<void> {
     const live = this.#live.get(agentId);
@@ -323,10 +313,9 @@ export class EmbeddedEngine implements Engine {
   }
 
   /**
-   * Once the parent no longer waits (its end is committed, or it is deleted), a child's task
-   * that was on its way passed the "is it still wanted?" check before that: it may have started
-   * since the children were cancelled. Each child's mailbox runs this after any such task, so
-   * what started then is cancelled now, and any later task is refused.
+   * Once the parent no longer waits (its end committed, or deleted), a child's task that passed
+   * the "still wanted?" check before that may have started since; each child's mailbox runs
+   * this after any such task, so it is cancelled now, and any later task is refused.
    */
   async #stopOrphans(parentId: string): Promise<void> {
     const children = await this.options.store.listChildren(parentId);

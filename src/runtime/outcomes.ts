@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from "../core/errors.js";
 import type { StopReason } from "../records/messages.js";
 import type { SessionState } from "../records/session-state.js";
 import type { Store } from "../storage/store.js";
+import type { AgentEvents } from "./agent-events.js";
 import type { RunOutcome } from "./engine.js";
 import { approvalsBelow } from "./sub-agents.js";
 
@@ -110,4 +111,21 @@ export async function stoppedForCaller(
   if (session?.run_id !== runId) return false;
   if (session.phase === "awaiting_approval") return true;
   return session.phase === "awaiting_children" && (await approvalsBelow(store, agentId)).length > 0;
+}
+
+/** The run's outcome once it has stopped for its caller: at once if it has, else at its stop. */
+export async function awaitStoredRun(
+  store: Store,
+  events: AgentEvents,
+  agentId: string,
+  runId: string,
+): Promise<RunOutcome> {
+  const controller = new AbortController();
+  const stop = events.nextStop(agentId, runId, controller.signal);
+  try {
+    if (!(await stoppedForCaller(store, agentId, runId))) await stop;
+  } finally {
+    controller.abort();
+  }
+  return storedOutcome(store, agentId, runId);
 }

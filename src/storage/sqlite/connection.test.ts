@@ -20,16 +20,16 @@ describe("SQLite durability (issue #16, decision 030)", () => {
       walSynced: "before each acknowledgement",
     });
     await store.flush();
-    expect(store.walSyncs).toBe(0);
+    expect(store.flusher?.syncs).toBe(0);
     await store.createAgent(newAgent("agent-1"));
     await store.createAgent(newAgent("agent-2"));
     await Promise.all([store.flush(), store.flush(), store.flush()]);
-    expect(store.walSyncs).toBe(1);
+    expect(store.flusher?.syncs).toBe(1);
     await store.flush();
-    expect(store.walSyncs).toBe(1);
+    expect(store.flusher?.syncs).toBe(1);
     await store.createAgent(newAgent("agent-3"));
     await store.flush();
-    expect(store.walSyncs).toBe(2);
+    expect(store.flusher?.syncs).toBe(2);
     await store.close();
   });
 
@@ -43,7 +43,7 @@ describe("SQLite durability (issue #16, decision 030)", () => {
     });
     await store.createAgent(newAgent("agent-1"));
     await store.flush();
-    expect(store.walSyncs).toBe(0);
+    expect(store.flusher?.syncs).toBe(0);
     await store.close();
   });
 

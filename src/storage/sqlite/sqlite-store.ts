@@ -45,7 +45,7 @@ import {
 import { writeMessage, writePassage } from "./rows-written.js";
 import { listRuns, readRun, runByKey, runMessages, writeRun } from "./runs.js";
 import { SqliteSchedules } from "./schedules.js";
-import { prepareStatements, type Statements } from "./statements.js";
+import { prepareStatements, type Statements, transactionControl } from "./statements.js";
 import { SqliteSteps } from "./steps.js";
 import { SqliteVectors } from "./vectors.js";
 import { reconcileWakeUps, writeWakeUps } from "./wake-ups.js";
@@ -53,12 +53,9 @@ import { WalFlusher } from "./wal-flush.js";
 
 /**
  * Opens (creating if need be) a SQLite store at `path`, or in memory for `":memory:"`, and
- * brings its schema up to date. Commits reach the disk before they are acknowledged unless
- * `durability` is `normal` (see `Durability`).
+ * brings its schema up to date; with durability `full`, `flush` syncs its WAL (decision 030).
  *
- * @example
- * const store = await openSqliteStore("data/holdfast.db");
- * await store.createAgent({ agent, blocks });
+ * @example const store = await openSqliteStore("data/holdfast.db");
  */
 export async function openSqliteStore(
   path: string,
@@ -84,7 +81,8 @@ export class SqliteStore implements Store {
     private readonly db: DatabaseSync,
     private readonly sql: Statements,
     private readonly durability: Durability,
-    private readonly flusher: WalFlusher | null = null,
+    /** Syncs the WAL for `flush` (durability `full` on a file); counts its syncs. */
+    readonly flusher: WalFlusher | null = null,
     readonly mcpServers = new SqliteMcpServers(db),
     readonly schedules = new SqliteSchedules(db),
     readonly conversations = new SqliteConversations(db, sql),
@@ -95,16 +93,7 @@ export class SqliteStore implements Store {
     private readonly history = new SqliteHistory(db),
   ) {
     this.blocks = new SqliteBlocks(db, history, (work, agentId) => this.transaction(work, agentId));
-    this.group = new GroupCommit({
-      begin: () => sql.begin.run(),
-      commit: () => sql.commit.run(),
-      rollback: () => {
-        if (db.isTransaction) sql.rollback.run();
-      },
-      savepoint: () => sql.savepoint.run(),
-      release: () => sql.release.run(),
-      rollbackToSavepoint: () => sql.rollbackToSavepoint.run(),
-    });
+    this.group = new GroupCommit(transactionControl(db, sql));
   }
 
   /**
@@ -394,18 +383,9 @@ export class SqliteStore implements Store {
     return row === undefined ? null : timerOf(row);
   }
 
-  /**
-   * Resolves once every commit made so far would survive power loss: with `full`, one sync of
-   * the WAL shared by every caller waiting (none if nothing changed since the last); with
-   * `normal`, at once.
-   */
+  /** Every commit so far on disk: with `full`, one WAL sync shared by all waiting (030). */
   async flush(): Promise<void> {
     await this.flusher?.flush();
-  }
-
-  /** How many WAL syncs `flush` has made (tests and the bench count them). */
-  get walSyncs(): number {
-    return this.flusher?.syncs ?? 0;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { TransactionControl } from "./group-commit.js";
 import { SEARCH_MESSAGES, SEARCH_PASSAGES } from "./search-statements.js";
 
 /**
@@ -128,4 +129,18 @@ export type Statements = { readonly [K in keyof typeof SQL]: StatementSync };
 export function prepareStatements(db: DatabaseSync): Statements {
   const entries = Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)] as const);
   return Object.fromEntries(entries) as Statements;
+}
+
+/** The transaction statements group commit runs, on this connection. */
+export function transactionControl(db: DatabaseSync, sql: Statements): TransactionControl {
+  return {
+    begin: () => sql.begin.run(),
+    commit: () => sql.commit.run(),
+    rollback: () => {
+      if (db.isTransaction) sql.rollback.run();
+    },
+    savepoint: () => sql.savepoint.run(),
+    release: () => sql.release.run(),
+    rollbackToSavepoint: () => sql.rollbackToSavepoint.run(),
+  };
 }
