@@ -1,5 +1,7 @@
 import { join } from "node:path";
+import { soleProcess } from "../chains/chain-claims.js";
 import { type ChainResumeFailure, ChainRunner } from "../chains/chain-runner.js";
+import { PgChainClaims } from "../chains/pg-chain-claims.js";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { systemClock } from "../core/clock.js";
 import { randomIds } from "../core/ids.js";
@@ -220,11 +222,18 @@ async function wire(
   const failedToResume = await engine.start();
   await embeddings.queue.start();
   await folderVectors.queue.start();
+  // On Restate any number of API processes share the chain runs, one driving each.
+  const claims =
+    options.restate && postgres
+      ? await PgChainClaims.open(options.restate.pgUrl, postgres.schema)
+      : soleProcess;
   const chains = new ChainRunner(
     { store, engine, config, ids: randomIds, clock: systemClock },
     options.onChainError,
+    claims,
   );
   const chainsFailed = await chains.resume();
+  chains.sweep();
   const messages = new MessageService(ctx);
   const scheduled = new ScheduledMessageLoop(
     store,
@@ -270,6 +279,7 @@ async function wire(
     metrics,
     close: async () => {
       chains.shutdown();
+      await claims.close();
       scheduled.stop();
       await engine.shutdown();
       await embeddings.queue.stop();

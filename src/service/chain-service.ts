@@ -135,6 +135,11 @@ export class ChainService {
     return this.runner.driving(runId);
   }
 
+  /** Resolves when the run has ended (read from the store while another process drives it). */
+  async ended(runId: string): Promise<void> {
+    await this.runner.settled(runId, true);
+  }
+
   async #run(projectId: string, runId: string): Promise<ChainRunRecord> {
     const run = await this.runner.get(runId);
     if (!run || run.project_id !== projectId) throw new NotFoundError("chain run", runId);

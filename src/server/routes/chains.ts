@@ -176,7 +176,9 @@ function followRun(c: Context<AppEnv>, chains: ChainService, runId: string, stre
       out.write(mapper.snapshot(now));
       for (const event of early) send(event);
       early = null;
-      if (FINISHED_CHAIN_STATUSES.includes(now.status) || !chains.driving(runId)) ended();
+      if (FINISHED_CHAIN_STATUSES.includes(now.status)) ended();
+      // Driven by another API process: its events stay there; the end is read from the store.
+      else if (!chains.driving(runId)) chains.ended(runId).then(ended, ended);
       await end;
       if (out.open) out.write(mapper.snapshot(await chains.getRun(projectId, runId)));
     } catch (error) {
