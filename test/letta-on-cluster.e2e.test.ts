@@ -133,4 +133,49 @@ describe("Letta's client against the Restate cluster (issue #11)", () => {
     const reply = await client.agents.messages.create(copy, { input: "still there?" });
     expect(reply.stop_reason.stop_reason).toBe("end_turn");
   });
+
+  it("hands a session to another agent through both mailboxes; two handing to each other both end", async () => {
+    const api = cluster.api.url;
+    const post = (path: string, body?: unknown) =>
+      fetch(`${api}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        signal: AbortSignal.timeout(60_000),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const sessionOf = async (agentId: string) => {
+      const resumed = (await (await post(`/v1/agents/${agentId}/resume`)).json()) as {
+        session: { session_id: string };
+      };
+      return resumed.session.session_id;
+    };
+    const agent = () => client.agents.create({ model, agent_type: "letta_v1_agent" });
+    const [from, to] = [await agent(), await agent()];
+    await client.agents.messages.create(from.id, { input: "carry this" });
+    const session = await sessionOf(from.id);
+    const moved = await post(`/v1/agents/${from.id}/sessions/${session}/transfer`, {
+      target_agent_id: to.id,
+    });
+    expect(moved.status).toBe(200);
+    expect(await moved.json()).toMatchObject({ session_id: session });
+    expect((await fetch(`${api}/v1/agents/${from.id}/sessions/${session}`)).status).toBe(404);
+    expect(await sessionOf(to.id)).toBe(session);
+    expect(await sessionOf(from.id)).not.toBe(session);
+
+    // Each waits for the other's mailbox only after its own is free again: no deadlock, and
+    // neither is left refusing work.
+    const [c, d] = [await agent(), await agent()];
+    const [cs, ds] = [await sessionOf(c.id), await sessionOf(d.id)];
+    const crossed = await Promise.all([
+      post(`/v1/agents/${c.id}/sessions/${cs}/transfer`, { target_agent_id: d.id }),
+      post(`/v1/agents/${d.id}/sessions/${ds}/transfer`, { target_agent_id: c.id }),
+    ]);
+    // One may finish before the other starts (the second's session is then gone: 404), or
+    // each finds the other busy.
+    for (const response of crossed) expect([200, 404, 409, 503]).toContain(response.status);
+    for (const id of [c.id, d.id]) {
+      const answer = await client.agents.messages.create(id, { input: "still here?" });
+      expect(answer.stop_reason?.stop_reason).toBe("end_turn");
+    }
+  }, 120_000);
 });

@@ -344,6 +344,11 @@ export class EmbeddedEngine implements Engine {
     return this.#sessions.transfer(sourceId, sessionId, targetId);
   }
 
+  /** A handoff's halves, for an engine that runs each in its agent's own mailbox (Restate). */
+  get handoff(): Pick<SessionMover, "hold" | "handTo" | "letGo"> {
+    return this.#sessions;
+  }
+
   updateAgent(agentId: string, change: AgentChange): Promise<AgentRecord> {
     return this.#dispatcher.submit(agentId, (a) => updateAgentJob(this.#parts, a, change));
   }

@@ -11,6 +11,13 @@ import { childTasks } from "./sub-agents.js";
 import type { TimerLoop } from "./timer-loop.js";
 import type { EngineOptions, Turns } from "./turns.js";
 
+/** A session its source holds out for a handoff, with its current run and that run's messages. */
+export interface HeldSession {
+  state: SessionState;
+  messages: AgentMessage[];
+  run: RunRecord | null;
+}
+
 /**
  * Hands sessions between agents (the seed's handoff): the target takes the session's
  * checkpoint and a copy of its current run's messages and carries on from there; the source
@@ -27,7 +34,25 @@ export class SessionMover {
 
   async transfer(sourceId: string, sessionId: string, targetId: string): Promise<SessionState> {
     if (sourceId === targetId) throw new ConflictError("an agent cannot take over its own session");
-    const held = await this.dispatcher.submit(sourceId, async (source) => {
+    const held = await this.hold(sourceId, sessionId, true);
+    let moved: SessionState;
+    try {
+      moved = await this.handTo(targetId, held);
+    } catch (error) {
+      await this.letGo(sourceId, sessionId, false);
+      throw error;
+    }
+    await this.letGo(sourceId, sessionId, true);
+    return moved;
+  }
+
+  /**
+   * The source's first half: the session (it must have no sub-agents at work) with its run's
+   * messages. `mark` refuses the source other work until `letGo` (the Restate engine keeps
+   * that mark in the agent's object instead: the halves may run in different workers).
+   */
+  hold(sourceId: string, sessionId: string, mark: boolean): Promise<HeldSession> {
+    return this.dispatcher.submit(sourceId, async (source) => {
       await this.turns.finishInterrupted(source);
       if (source.state.session_id !== sessionId) throw new NotFoundError("session", sessionId);
       if (childTasks(source.state).length > 0) {
@@ -40,20 +65,22 @@ export class SessionMover {
         ? source.history.recent(DEFAULT_HISTORY_LIMIT).filter((m) => m.run_id === runId)
         : [];
       const run = runId ? await this.options.store.getRun(runId) : null;
-      source.handingOver = true;
-      return { state: source.state, messages: ofRun, run, source };
+      if (mark) source.handingOver = true;
+      return { state: source.state, messages: ofRun, run };
     });
-    let moved: SessionState;
-    try {
-      moved = await this.#handTo(targetId, held.state, held.messages, held.run);
-    } catch (error) {
-      held.source.handingOver = false;
-      throw error;
-    }
+  }
+
+  /**
+   * The source's last half: unmarked, and (once the target holds the session) a fresh session
+   * begins. Safe to repeat: a source already past that session is left as it is.
+   */
+  letGo(sourceId: string, sessionId: string, moved: boolean): Promise<void> {
     const { store, ids } = this.options;
-    await this.dispatcher.submit(sourceId, async (source) => {
+    return this.dispatcher.submit(sourceId, async (source) => {
       source.handingOver = false;
+      if (!moved) return;
       await this.turns.ensureFresh(source);
+      if (source.state.session_id !== sessionId) return;
       const fresh = newSessionState(ids.next("session"));
       await store.commit({
         agentId: sourceId,
@@ -64,7 +91,6 @@ export class SessionMover {
       source.state = fresh;
       this.timers.notice(fresh);
     });
-    return moved;
   }
 
   /** Ends an idle session in the agent's mailbox; the next begins (see `endSession`). */
@@ -83,12 +109,7 @@ export class SessionMover {
   }
 
   /** The target's half of a handoff: it must be idle; it takes the session and its messages. */
-  #handTo(
-    targetId: string,
-    state: SessionState,
-    messages: AgentMessage[],
-    run: RunRecord | null,
-  ): Promise<SessionState> {
+  handTo(targetId: string, { state, messages, run }: HeldSession): Promise<SessionState> {
     const { store, ids } = this.options;
     return this.dispatcher.submit(targetId, async (target) => {
       await this.turns.finishInterrupted(target);

@@ -7,8 +7,10 @@ import type { AgentChange } from "../../records/agent-change.js";
 import type { ApprovalDecision } from "../../records/messages.js";
 import { wakeUpsOf } from "../../records/session-state.js";
 import type { Store } from "../../storage/store.js";
+import { BusyError } from "../busy-error.js";
 import type { EmbeddedEngine } from "../embedded-engine.js";
 import type { MessageInput, SendOptions } from "../engine.js";
+import type { HeldSession } from "../session-mover.js";
 import type { Job } from "../sub-agent-driver.js";
 import type { AgentRoute } from "../turns.js";
 import { inAttempt } from "./fenced-store.js";
@@ -37,6 +39,9 @@ export interface ApproveRequest {
   decisions: ApprovalDecision[];
   options?: SendOptions;
 }
+
+/** The object's state while its session is handed over: the session's id. */
+const HANDING_OVER = "handing_over";
 
 /** A turn may take long (a slow model, a long tool): Restate must not cut it off meanwhile. */
 const TURN_TIMEOUT = { minutes: 30 };
@@ -87,10 +92,22 @@ export function agentObject(parts: WorkerParts) {
         exclusive(ctx, parts, "session", () => engine.session(ctx.key)),
       endSession: (ctx: restate.ObjectContext, req: { sessionId: string }) =>
         exclusive(ctx, parts, "endSession", () => engine.endSession(ctx.key, req.sessionId)),
-      transferSession: (ctx: restate.ObjectContext, req: { sessionId: string; targetId: string }) =>
-        exclusive(ctx, parts, "transfer", () =>
-          engine.transferSession(ctx.key, req.sessionId, req.targetId),
-        ),
+      // A handoff's halves, each in its own agent's mailbox, in order (see `handoffService`).
+      handOver: async (ctx: restate.ObjectContext, req: { sessionId: string }) => {
+        const held = await exclusive(ctx, parts, "handOver", () =>
+          engine.handoff.hold(ctx.key, req.sessionId, false),
+        );
+        if (held.ok) ctx.set(HANDING_OVER, req.sessionId);
+        return held;
+      },
+      takeSession: (ctx: restate.ObjectContext, held: HeldSession) =>
+        exclusive(ctx, parts, "takeSession", () => engine.handoff.handTo(ctx.key, held)),
+      letGo: (ctx: restate.ObjectContext, req: { sessionId: string; moved: boolean }) => {
+        ctx.clear(HANDING_OVER);
+        return exclusive(ctx, parts, "letGo", () =>
+          engine.handoff.letGo(ctx.key, req.sessionId, req.moved),
+        );
+      },
       updateAgent: (ctx: restate.ObjectContext, change: AgentChange) =>
         exclusive(ctx, parts, "updateAgent", () => engine.updateAgent(ctx.key, change)),
       editBlocks: (ctx: restate.ObjectContext, edit: BlockEdit) =>
@@ -140,7 +157,12 @@ async function exclusive<T>(
   work: () => Promise<T>,
 ): Promise<Wire<T>> {
   const signal = ctx.request().attemptCompletedSignal;
+  const handingOver = await ctx.get<string>(HANDING_OVER);
   const done = await ctx.run(name, async () => {
+    if (handingOver) {
+      const busy = new BusyError(`agent ${ctx.key} is handing its session over`, 200);
+      return { answer: await toWire(() => Promise.reject(busy)), wakeInMs: null };
+    }
     // Restate gave up on this attempt while it runs (it lost the connection): stop the turn;
     // whatever it still tries to write is refused (see fenced-store).
     let finished = false;

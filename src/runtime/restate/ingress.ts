@@ -24,6 +24,11 @@ export class Ingress {
     );
   }
 
+  /** Calls a handler of a (keyless) service and returns its answer. */
+  callService<T>(service: string, handler: string, body: unknown): Promise<T> {
+    return this.#post(`/${service}/${handler}`, body);
+  }
+
   /** Hands an invocation of a handler to Restate without waiting for it to run. */
   async send(key: string, handler: string, body: unknown, idempotencyKey?: string): Promise<void> {
     await this.#post(

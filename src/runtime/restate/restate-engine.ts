@@ -1,4 +1,5 @@
 import type { CompactRequest, CompactResult } from "../../agent/compact-now.js";
+import { ConflictError } from "../../core/errors.js";
 import type { IdSource } from "../../core/ids.js";
 import type { BlockEdit } from "../../memory/block-edit.js";
 import type { AgentChange } from "../../records/agent-change.js";
@@ -12,6 +13,7 @@ import type { AgentEventListener } from "../agent-events.js";
 import type { Engine, MessageInput, ResumeFailure, RunOutcome, SendOptions } from "../engine.js";
 import { stoppedForCaller, storedOutcome } from "../outcomes.js";
 import type { Job } from "../sub-agent-driver.js";
+import { HANDOFF, type TransferRequest } from "./handoff-service.js";
 import { Ingress } from "./ingress.js";
 import { EventListener } from "./pg-events.js";
 import { unwire, type Wire } from "./wire.js";
@@ -160,8 +162,9 @@ export class RestateEngine implements Engine {
     sessionId: string,
     targetId: string,
   ): Promise<SessionState> {
-    const body = { sessionId, targetId };
-    return unwire(await this.#ingress.call<Wire<SessionState>>(sourceId, "transferSession", body));
+    if (sourceId === targetId) throw new ConflictError("an agent cannot take over its own session");
+    const body: TransferRequest = { sourceId, sessionId, targetId };
+    return unwire(await this.#ingress.callService<Wire<SessionState>>(HANDOFF, "transfer", body));
   }
 
   async updateAgent(agentId: string, change: AgentChange): Promise<AgentRecord> {

@@ -7,6 +7,7 @@ import { EmbeddedEngine } from "../embedded-engine.js";
 import type { AgentRoute, EngineOptions } from "../turns.js";
 import { agentObject } from "./agent-object.js";
 import { fencedStore } from "./fenced-store.js";
+import { handoffService } from "./handoff-service.js";
 import { Ingress } from "./ingress.js";
 import { NotifyingEvents } from "./pg-events.js";
 import { unwire, type Wire } from "./wire.js";
@@ -72,6 +73,7 @@ export async function startWorker(options: WorkerOptions): Promise<RestateWorker
   const handler = restate
     .endpoint()
     .bind(object)
+    .bind(handoffService())
     .setLogger((meta, message: unknown, ...rest: unknown[]) => {
       options.log?.(meta.level, [message, ...rest].map(String).join(" "));
     })
