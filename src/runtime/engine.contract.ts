@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SUMMARY_PROMPT } from "../agent/compaction.js";
-import { InvalidArgumentError } from "../core/errors.js";
+import { ConflictError, InvalidArgumentError } from "../core/errors.js";
 import type { SimScript } from "../llm/sim/sim-model.js";
 import { StaleChangeError } from "../records/agent-change.js";
 import type { Store } from "../storage/store.js";
@@ -94,6 +94,41 @@ export function engineContract(
         { tool_call_id: callId, approve: true, reason: null },
       ]);
       expect(done.stopReason).toBe("end_turn");
+    });
+
+    it("hands a session to an idle agent that carries it on; a busy one refuses it", async () => {
+      const t = await make((request) =>
+        lastRole(request) === "tool"
+          ? { text: "ran" }
+          : { toolCalls: [{ name: "shell", args: { command: "ls" } }] },
+      );
+      const [from, to, busy] = [
+        await t.create("react_agent"),
+        await t.create("react_agent"),
+        await t.create("react_agent"),
+      ];
+      await t.engine.send(from, { content: "list" });
+      const held = await t.engine.session(from);
+      const moved = await t.engine.transferSession(from, held.session_id, to);
+      expect(moved).toMatchObject({ session_id: held.session_id, phase: "awaiting_approval" });
+      expect((await t.engine.session(from)).session_id).not.toBe(held.session_id);
+      const callId = moved.pending[0]?.tool_call.tool_call_id ?? "";
+      const done = await t.engine.approve(to, [
+        { tool_call_id: callId, approve: true, reason: null },
+      ]);
+      expect(done.stopReason).toBe("end_turn");
+
+      await expect(t.engine.transferSession(from, "any", from)).rejects.toBeInstanceOf(
+        ConflictError,
+      );
+      await t.engine.send(busy, { content: "list" });
+      const fresh = await t.engine.session(from);
+      await expect(t.engine.transferSession(from, fresh.session_id, busy)).rejects.toBeInstanceOf(
+        ConflictError,
+      );
+      // Refused, the source keeps its session and takes work again.
+      expect((await t.engine.session(from)).session_id).toBe(fresh.session_id);
+      expect((await t.engine.send(from, { content: "list" })).stopReason).toBe("requires_approval");
     });
 
     it("cancels a run that waits for an approval", async () => {
