@@ -134,6 +134,23 @@ describe("Letta's client against the Restate cluster (issue #11)", () => {
     expect(reply.stop_reason.stop_reason).toBe("end_turn");
   });
 
+  it("counts the turns it ran on the worker's own metrics page", async () => {
+    const agent = await client.agents.create({ model, agent_type: "letta_v1_agent" });
+    const page = async () => {
+      const url = cluster.workers[0]?.metricsUrl;
+      return (await (await fetch(`${url}/metrics`)).text()).split("\n");
+    };
+    const turns = async () =>
+      Number(
+        (await page())
+          .find((line) => line.startsWith('holdfast_turns_total{outcome="end_turn"} '))
+          ?.split(" ")[1] ?? 0,
+      );
+    const before = await turns();
+    await client.agents.messages.create(agent.id, { input: "count me" });
+    expect(await turns()).toBe(before + 1);
+  });
+
   it("hands a session to another agent through both mailboxes; two handing to each other both end", async () => {
     const api = cluster.api.url;
     const post = (path: string, body?: unknown) =>

@@ -42,7 +42,7 @@ describe("GET /metrics", () => {
       prompt += answer.usage.prompt_tokens ?? 0;
       completion += answer.usage.completion_tokens ?? 0;
     }
-    const response = await fetch(`${server.url}/metrics`);
+    const response = await fetch(`${server.metricsUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
     const page = await response.text();

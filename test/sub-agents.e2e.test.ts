@@ -64,10 +64,11 @@ describe("sub-agents through the HTTP API", () => {
       messages: [{ role: "user", content: "split it" }],
     });
     expect(response.stop_reason.stop_reason).toBe("end_turn");
-    expect(response.messages.at(-1)).toMatchObject({
-      message_type: "assistant_message",
-      content: "all done: answer to A, answer to B, answer to C",
-    });
+    const last = response.messages.at(-1) as { message_type: string; content: string };
+    expect(last.message_type).toBe("assistant_message");
+    // Answers are taken in as children end (on the Restate engine each end wakes the parent).
+    const heard = last.content.replace("all done: ", "").split(", ");
+    expect(heard.sort()).toEqual(["answer to A", "answer to B", "answer to C"]);
     // The three children's model calls were in flight at the same moment: they overlapped.
     expect(provider?.peakInFlight).toBe(3);
     const workers = provider?.requests.filter((q) => read(q).model === "worker-model") ?? [];

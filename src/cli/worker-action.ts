@@ -31,6 +31,9 @@ export async function workerAction(options: WorkerOptions): Promise<void> {
   mkdirSync(settings.dataDir, { recursive: true });
   const model = defaultModel(process.env, loaded.providers);
   const advertiseUrl = options.advertiseUrl ?? process.env.HOLDFAST_WORKER_URL;
+  const metricsPort = metricsPortOf(
+    options.metricsPort ?? process.env.HOLDFAST_WORKER_METRICS_PORT,
+  );
   const assembled = await assembleWorker({
     config: loaded,
     dataDir: settings.dataDir,
@@ -44,6 +47,7 @@ export async function workerAction(options: WorkerOptions): Promise<void> {
     host: settings.host,
     port: settings.port,
     ...(advertiseUrl && { advertiseUrl }),
+    ...(metricsPort !== null && { metricsPort }),
     log: (level, message) => {
       if (level === "warn" || level === "error") console.error(`restate ${level}: ${message}`);
     },
@@ -52,6 +56,7 @@ export async function workerAction(options: WorkerOptions): Promise<void> {
     process.exit(1);
   });
   console.log(`Holdfast ${VERSION} worker listening on ${assembled.worker.url}`);
+  if (assembled.metricsUrl) console.log(`  metrics:    ${assembled.metricsUrl}/metrics`);
   console.log(`  registered: ${assembled.registered} at ${settings.restateAdmin}`);
   console.log(`  ingress:    ${settings.restateIngress}`);
   console.log(`  store:      postgres ${new URL(pgUrl).host}${new URL(pgUrl).pathname}`);
@@ -65,4 +70,13 @@ export async function workerAction(options: WorkerOptions): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/** The metrics port asked for, or null; a bad one ends the process with the reason. */
+function metricsPortOf(text: string | undefined): number | null {
+  if (text === undefined || text === "") return null;
+  const port = Number(text);
+  if (Number.isInteger(port) && port >= 0 && port <= 65_535) return port;
+  printErrors("settings", [{ path: "--metrics-port", message: `not a port: '${text}'` }]);
+  process.exit(1);
 }

@@ -11,6 +11,7 @@ export interface WorkerOptions {
   restateIngress?: string;
   restateAdmin?: string;
   advertiseUrl?: string;
+  metricsPort?: string;
 }
 
 export const DEFAULT_WORKER_PORT = 9080;
@@ -48,6 +49,10 @@ export function registerWorkerCommand(program: Command): void {
     .option(
       "--advertise-url <url>",
       "the address registered with Restate, e.g. a load balancer's in front of all workers (env HOLDFAST_WORKER_URL; default this worker's own)",
+    )
+    .option(
+      "--metrics-port <port>",
+      "serve this worker's Prometheus metrics (its turns, model and tool calls) at GET /metrics on this port (env HOLDFAST_WORKER_METRICS_PORT; default none)",
     )
     .action(async (options: WorkerOptions) =>
       (await import("./worker-action.js")).workerAction(options),

@@ -11,6 +11,7 @@ import type { HoldfastMetrics } from "../observability/metrics.js";
 import { EmbeddedEngine } from "../runtime/embedded-engine.js";
 import type { Embeddings } from "../runtime/embeddings.js";
 import type { Engine } from "../runtime/engine.js";
+import { announceMcpChange, followMcpChanges } from "../runtime/restate/mcp-news.js";
 import { RestateEngine } from "../runtime/restate/restate-engine.js";
 import type { ServiceContext } from "../service/agent-access.js";
 import { AgentFolderService } from "../service/agent-folder-service.js";
@@ -48,6 +49,7 @@ import type { SandboxDetection } from "../tools/sandbox/sandbox.js";
 import type { WebSettings } from "../tools/web/web-settings.js";
 import type { Services } from "./app.js";
 import { runtimeParts } from "./runtime-parts.js";
+import { syncStoredServers } from "./tool-sources.js";
 
 export interface AssembleOptions {
   config: HoldfastConfig;
@@ -202,6 +204,13 @@ async function wire(
           ids: randomIds,
         })
       : new EmbeddedEngine(parts.engineOptions);
+  // On Restate every process keeps its own MCP connections: a change stored here is announced.
+  const cluster = options.restate && postgres ? { url: options.restate.pgUrl, ...postgres } : null;
+  const mcpNews = cluster
+    ? await followMcpChanges(cluster.url, cluster.schema, () =>
+        syncStoredServers(hub, store, apiStdio),
+      )
+    : null;
   const ctx: ServiceContext = {
     store,
     engine,
@@ -214,6 +223,9 @@ async function wire(
     checkEmbedding: (handle: string) => checkEmbeddingReady(handle, config.providers, env),
     embeddings,
     folderEmbedding: folderVectors,
+    ...(cluster && {
+      mcpServersChanged: () => announceMcpChange(cluster.url, cluster.schema),
+    }),
   };
   metrics.watch({
     activeAgents: () => engine.activeCount ?? 0,
@@ -285,6 +297,7 @@ async function wire(
       await embeddings.queue.stop();
       await folderVectors.queue.stop();
       await tracing?.shutdown();
+      await mcpNews?.close();
       await hub.closeAll();
       await store.close();
       await lock?.release();

@@ -1,5 +1,6 @@
 import type { HoldfastConfig } from "../config/config-file.js";
 import type { Clock } from "../core/clock.js";
+import type { McpServerRecord } from "../records/mcp-server.js";
 import type { Store } from "../storage/store.js";
 import type { NearestChunks } from "../tools/files/index.js";
 import { LiveToolCatalogue } from "../tools/live-catalogue.js";
@@ -49,19 +50,8 @@ export async function startToolSources(options: {
   const hub = new McpHub({ catalogue, clock, ...(log ? { log } : {}) });
   for (const [name, server] of Object.entries(config.mcpServers)) hub.add(name, server, "config");
   for (const stored of await store.mcpServers.list()) {
-    const parsed = McpServerConfig.safeParse(stored.config);
-    const why = !parsed.success
-      ? "its config is invalid"
-      : hub.get(stored.name)
-        ? "the config file has a server of that name"
-        : parsed.data.command !== undefined && !options.apiStdio
-          ? "stdio servers from the API are off on this server (tools.mcp.api_stdio)"
-          : null;
-    if (!parsed.success || why !== null) {
-      log?.(`MCP server '${stored.name}' (${stored.id}) not started: ${why}`);
-      continue;
-    }
-    hub.add(stored.name, parsed.data, "api", stored.id);
+    const admitted = admit(hub, stored, options.apiStdio, log);
+    if (admitted) hub.add(stored.name, admitted, "api", stored.id);
   }
   const waited = new AbortController();
   await Promise.race([
@@ -70,4 +60,59 @@ export async function startToolSources(options: {
   ]);
   waited.abort();
   return { config: { ...config, catalogue }, catalogue, hub };
+}
+
+/**
+ * Brings the servers added through the API in line with the store, where another process
+ * (an API server of the cluster) added, changed or removed some: a new one is added and
+ * connected, a changed one reconnected, a removed one stopped. Resolves when each new
+ * connection has made its first attempt.
+ */
+export async function syncStoredServers(
+  hub: McpHub,
+  store: Store,
+  apiStdio: boolean,
+  log?: (message: string) => void,
+): Promise<void> {
+  const stored = await store.mcpServers.list();
+  const kept = new Set(stored.map((record) => record.id));
+  for (const entry of hub.list()) {
+    if (entry.origin === "api" && !kept.has(entry.id)) await hub.remove(entry.name);
+  }
+  const starting: Promise<void>[] = [];
+  for (const record of stored) {
+    const current = hub.list().find((entry) => entry.id === record.id);
+    const parsed = McpServerConfig.safeParse(record.config);
+    const same =
+      current?.name === record.name &&
+      parsed.success &&
+      JSON.stringify(McpServerConfig.parse(current.config)) === JSON.stringify(parsed.data);
+    if (same) continue;
+    if (current) await hub.remove(current.name);
+    const admitted = admit(hub, record, apiStdio, log);
+    if (admitted)
+      starting.push(hub.add(record.name, admitted, "api", record.id).connection.start());
+  }
+  await Promise.all(starting);
+}
+
+/** A stored server's config if it may start here; otherwise why not is logged. */
+function admit(
+  hub: McpHub,
+  stored: McpServerRecord,
+  apiStdio: boolean,
+  log?: (message: string) => void,
+): McpServerConfig | null {
+  const parsed = McpServerConfig.safeParse(stored.config);
+  const clash = hub.get(stored.name);
+  const why = !parsed.success
+    ? "its config is invalid"
+    : clash && clash.id !== stored.id
+      ? "the config file has a server of that name"
+      : parsed.data.command !== undefined && !apiStdio
+        ? "stdio servers from the API are off on this server (tools.mcp.api_stdio)"
+        : null;
+  if (parsed.success && why === null) return parsed.data;
+  log?.(`MCP server '${stored.name}' (${stored.id}) not started: ${why}`);
+  return null;
 }

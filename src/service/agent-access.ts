@@ -37,6 +37,8 @@ export interface ServiceContext {
   readonly embeddings?: Embeddings;
   /** Background embedding of folders' chunks, where the server wires it. */
   readonly folderEmbedding?: FolderEmbedding;
+  /** Tells the cluster's other processes that the stored MCP servers changed (Restate engine). */
+  mcpServersChanged?(): Promise<void>;
 }
 
 /** Why an agent cannot use this embedding model, or undefined if it can. */

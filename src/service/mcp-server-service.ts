@@ -63,6 +63,7 @@ export class McpServerService {
     await this.ctx.store.mcpServers.put(record);
     const entry = this.hub.add(name, config, "api", record.id);
     await entry.connection.start();
+    await this.ctx.mcpServersChanged?.();
     return this.view(entry);
   }
 
@@ -88,6 +89,7 @@ export class McpServerService {
     await this.hub.remove(entry.name);
     const replaced = this.hub.add(name, config, "api", entry.id);
     await replaced.connection.start();
+    await this.ctx.mcpServersChanged?.();
     return this.view(replaced);
   }
 
@@ -95,6 +97,7 @@ export class McpServerService {
     const entry = this.requireOwn(serverId, "deleted");
     await this.ctx.store.mcpServers.delete(entry.id);
     await this.hub.remove(entry.name);
+    await this.ctx.mcpServersChanged?.();
   }
 
   /** The server's tools as Letta's tools; attach them to agents by their `id`. */

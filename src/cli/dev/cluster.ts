@@ -31,6 +31,8 @@ export interface ClusterOptions {
 export interface ClusterProcess {
   readonly name: string;
   readonly url: string;
+  /** Where a worker serves its metrics (`…/metrics`). */
+  readonly metricsUrl?: string;
   readonly child: ChildProcess;
   /** Kills it with SIGKILL and waits for it to be gone. */
   crash(): Promise<void>;
@@ -84,7 +86,16 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       ports.map((port, i) =>
         launch(
           `worker-${i + 1}`,
-          ["worker", "--port", String(port), "--advertise-url", balancer.url, ...args],
+          [
+            "worker",
+            "--port",
+            String(port),
+            "--advertise-url",
+            balancer.url,
+            "--metrics-port",
+            "0",
+            ...args,
+          ],
           env,
           /registered: /,
           options.log,
@@ -135,7 +146,14 @@ function launch(
       const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
       if (url && ready.test(output)) {
         clearTimeout(timer);
-        resolve({ name, url, child, crash: () => end(child, "SIGKILL") });
+        const metricsUrl = /metrics: +(http:\/\/\S+)\/metrics/.exec(output)?.[1];
+        resolve({
+          name,
+          url,
+          child,
+          ...(metricsUrl && { metricsUrl }),
+          crash: () => end(child, "SIGKILL"),
+        });
       }
     };
     child.stdout.on("data", onData);

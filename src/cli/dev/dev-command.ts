@@ -42,7 +42,8 @@ export function registerDevCommands(program: Command): void {
       console.log(`  API:        ${cluster.api.url}  (Letta's client: baseURL ${cluster.api.url})`);
       console.log(`  console:    ${cluster.api.url}/console`);
       for (const worker of cluster.workers) {
-        console.log(`  ${worker.name}:   ${worker.url}  (pid ${worker.child.pid})`);
+        const metrics = worker.metricsUrl ? `, metrics ${worker.metricsUrl}/metrics` : "";
+        console.log(`  ${worker.name}:   ${worker.url}  (pid ${worker.child.pid}${metrics})`);
       }
       console.log(`  balancer:   ${cluster.balancer.url}  (registered with Restate)`);
       console.log(

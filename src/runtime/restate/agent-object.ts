@@ -24,6 +24,8 @@ export interface WorkerParts {
   readonly clock: Clock;
   /** How an agent reaches another (through the ingress). */
   readonly route: AgentRoute;
+  /** Awaited before each operation (see `WorkerOptions.beforeJob`). */
+  beforeJob(): Promise<void>;
   /** Resolves once the events published so far are sent (before a handler answers). */
   flushEvents(): Promise<void>;
   /** Tells every worker to abort the agent's run if it runs there (a NOTIFY). */
@@ -166,6 +168,7 @@ async function exclusive<T>(
     // Restate gave up on this attempt while it runs (it lost the connection): stop the turn;
     // whatever it still tries to write is refused (see fenced-store).
     let finished = false;
+    await parts.beforeJob();
     const stop = () => finished || parts.engine.abortLocal(ctx.key);
     signal.addEventListener("abort", stop, { once: true });
     const answer = await inAttempt(signal, () => toWire(work)).finally(() => {

@@ -185,6 +185,8 @@ export class RestateEngine implements Engine {
   }
 
   async deleteAgent(agentId: string): Promise<boolean> {
+    // A turn at work would hold the mailbox the deletion queues in: it is stopped first.
+    await this.cancel(agentId).catch(() => false);
     return unwire(await this.#ingress.call<Wire<boolean>>(agentId, "deleteAgent", null));
   }
 

@@ -24,6 +24,8 @@ export interface WorkerOptions
   /** Where the endpoint listens (default 127.0.0.1 and a free port). */
   readonly host?: string;
   readonly port?: number;
+  /** Awaited before each job (a change of the tool catalogue being taken in, say). */
+  readonly beforeJob?: () => Promise<void>;
   /** Told what the Restate SDK logs (by level); nothing is logged without it. */
   readonly log?: (level: string, message: string) => void;
 }
@@ -66,6 +68,7 @@ export async function startWorker(options: WorkerOptions): Promise<RestateWorker
     clock: options.clock,
     route,
     flushEvents: () => events.flush(),
+    beforeJob: options.beforeJob ?? (() => Promise.resolve()),
     broadcastCancel: async (agentId) => {
       await cancels.query("SELECT pg_notify($1, $2)", [channel, agentId]);
     },
