@@ -1,10 +1,7 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cluster, type ClusterProcess, startCluster } from "../src/cli/dev/cluster.js";
-import { type FakeOpenAiServer, startFakeOpenAiServer } from "./fake-openai-server.js";
-import { callTool, providerEnv, read, say } from "./support/fake-agents.js";
-import { tempDir } from "./support/temp-dirs.js";
+import { describe, expect, it } from "vitest";
+import type { ClusterProcess } from "../src/cli/dev/cluster.js";
+import { useCluster } from "./support/cluster-kit.js";
+import { callTool, read, say } from "./support/fake-agents.js";
 import { until } from "./support/until.js";
 
 // Issue #11: chains on the scale-out engine, with two API processes sharing the runs. A run
@@ -42,15 +39,10 @@ interface ChainRun {
   pending_approvals: { tool_call: { tool_call_id: string } }[];
 }
 
-const cwd = tempDir("holdfast-chains-cluster-");
-writeFileSync(join(cwd, "holdfast.yaml"), CONFIG);
-let provider: FakeOpenAiServer;
-let cluster: Cluster;
 /** How long the `slow` agent's model takes to answer. */
 let slowMs = 3_000;
-
-beforeAll(async () => {
-  provider = await startFakeOpenAiServer((request) => {
+const under = useCluster(
+  (request) => {
     const r = read(request);
     if (r.model === "writer-model") {
       return r.lastRole === "user"
@@ -59,19 +51,9 @@ beforeAll(async () => {
     }
     if (r.task.startsWith("slow:")) return say(`found (${r.task})`, slowMs);
     return say(`checked (${r.task})`);
-  });
-  cluster = await startCluster({
-    workers: 1,
-    apiPort: 0,
-    env: providerEnv(provider.baseUrl),
-    args: ["--config", join(cwd, "holdfast.yaml")],
-  });
-}, 240_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  await provider?.close();
-}, 120_000);
+  },
+  { workers: 1, config: CONFIG },
+);
 
 async function call(api: ClusterProcess, path: string, body?: unknown) {
   const response = await fetch(`${api.url}${path}`, {
@@ -89,21 +71,22 @@ async function startRun(api: ClusterProcess, chain: string, input: string): Prom
 }
 
 const modelCalls = (prefix: string) =>
-  provider.requests.filter((request) => read(request).task.startsWith(prefix)).length;
+  under.provider.requests.filter((request) => read(request).task.startsWith(prefix)).length;
 
 describe("chains on the Restate cluster", () => {
   it("a run outlives the API process that drove it: another finishes it, no model call twice", async () => {
     slowMs = 3_000;
-    const victim = await cluster.addApi();
+    const victim = await under.cluster.addApi();
     const id = await startRun(victim, "relay", "disk");
     await until(() => modelCalls("slow: disk") === 1, 30_000);
     await victim.crash();
     // The agent's turn goes on on the worker; the survivor's sweep takes the run up.
     await until(
-      async () => (await call(cluster.api, `/v1/chain-runs/${id}`)).body.status === "completed",
+      async () =>
+        (await call(under.cluster.api, `/v1/chain-runs/${id}`)).body.status === "completed",
       60_000,
     );
-    const done = (await call(cluster.api, `/v1/chain-runs/${id}`)).body;
+    const done = (await call(under.cluster.api, `/v1/chain-runs/${id}`)).body;
     expect(done.stages.map((stage) => [stage.name, stage.status, stage.output])).toEqual([
       ["first", "completed", "found (slow: disk)"],
       ["second", "completed", "checked (quick: found (slow: disk))"],
@@ -113,8 +96,8 @@ describe("chains on the Restate cluster", () => {
   }, 120_000);
 
   it("approvals, cancels and streams reach a run through an API process that does not drive it", async () => {
-    const other = await cluster.addApi();
-    const paused = await startRun(cluster.api, "careful", "remember tea");
+    const other = await under.cluster.addApi();
+    const paused = await startRun(under.cluster.api, "careful", "remember tea");
     await until(
       async () =>
         (await call(other, `/v1/chain-runs/${paused}`)).body.status === "awaiting_approval",
@@ -139,12 +122,14 @@ describe("chains on the Restate cluster", () => {
     expect(frames.at(-1)).toContain('"completed"');
 
     slowMs = 5_000;
-    const running = await startRun(cluster.api, "relay", "logs");
+    const running = await startRun(under.cluster.api, "relay", "logs");
     await until(() => modelCalls("slow: logs") === 1, 30_000);
     const cancelled = await call(other, `/v1/chain-runs/${running}/cancel`, {});
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe("cancelled");
     expect(cancelled.body.stages.map((stage) => stage.status)).toEqual(["cancelled", "cancelled"]);
-    expect((await call(cluster.api, `/v1/chain-runs/${running}`)).body.status).toBe("cancelled");
+    expect((await call(under.cluster.api, `/v1/chain-runs/${running}`)).body.status).toBe(
+      "cancelled",
+    );
   }, 120_000);
 });

@@ -1,20 +1,15 @@
 import Letta from "@letta-ai/letta-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cluster, startCluster } from "../src/cli/dev/cluster.js";
-import { type FakeOpenAiServer, startFakeOpenAiServer } from "./fake-openai-server.js";
-import { callTool, providerEnv, read, say } from "./support/fake-agents.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useCluster } from "./support/cluster-kit.js";
+import { callTool, read, say } from "./support/fake-agents.js";
 
 // Issue #11, "Proof": a user's journey through Letta's official client against the scale-out
 // engine (real PostgreSQL, restate-server, a worker and the API as processes), the same
 // routes the embedded suites cover: agents, messages (answered, streamed, retried), memory,
 // archives, runs and steps, and the agent file round trip.
 
-let provider: FakeOpenAiServer;
-let cluster: Cluster;
-let client: Letta;
-
-beforeAll(async () => {
-  provider = await startFakeOpenAiServer((request) => {
+const under = useCluster(
+  (request) => {
     const r = read(request);
     // "remember X": the agent writes X to archival memory, then answers.
     const remember = /^remember (.+)$/.exec(r.task);
@@ -26,19 +21,13 @@ beforeAll(async () => {
       return callTool("send_message", { message: `echo: ${r.task}` });
     }
     return say(`echo: ${r.task}`);
-  });
-  cluster = await startCluster({
-    workers: 1,
-    apiPort: 0,
-    env: providerEnv(provider.baseUrl),
-  });
-  client = new Letta({ baseURL: cluster.api.url, maxRetries: 0, timeout: 60_000 });
-}, 240_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  await provider?.close();
-}, 120_000);
+  },
+  { workers: 1 },
+);
+let client: Letta;
+beforeAll(() => {
+  client = new Letta({ baseURL: under.cluster.api.url, maxRetries: 0, timeout: 60_000 });
+});
 
 const model = "openai-compatible/m";
 
@@ -137,7 +126,7 @@ describe("Letta's client against the Restate cluster (issue #11)", () => {
   it("counts the turns it ran on the worker's own metrics page", async () => {
     const agent = await client.agents.create({ model, agent_type: "letta_v1_agent" });
     const page = async () => {
-      const url = cluster.workers[0]?.metricsUrl;
+      const url = under.cluster.workers[0]?.metricsUrl;
       return (await (await fetch(`${url}/metrics`)).text()).split("\n");
     };
     const turns = async () =>
@@ -152,7 +141,7 @@ describe("Letta's client against the Restate cluster (issue #11)", () => {
   });
 
   it("hands a session to another agent through both mailboxes; two handing to each other both end", async () => {
-    const api = cluster.api.url;
+    const api = under.cluster.api.url;
     const post = (path: string, body?: unknown) =>
       fetch(`${api}${path}`, {
         method: "POST",

@@ -1,10 +1,9 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Letta from "@letta-ai/letta-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cluster, startCluster } from "../src/cli/dev/cluster.js";
-import { type FakeOpenAiServer, startFakeOpenAiServer } from "./fake-openai-server.js";
-import { callTool, providerEnv, read, say } from "./support/fake-agents.js";
+import { describe, expect, it } from "vitest";
+import { useCluster } from "./support/cluster-kit.js";
+import { callTool, read, say } from "./support/fake-agents.js";
 import { tempDir } from "./support/temp-dirs.js";
 import { until } from "./support/until.js";
 
@@ -25,13 +24,10 @@ types:
     model: openai-compatible/talk-model
 `;
 
+/** Where the tool leaves its marker files. */
 const cwd = tempDir("holdfast-restate-e2e-");
-writeFileSync(join(cwd, "holdfast.yaml"), CONFIG);
-let provider: FakeOpenAiServer;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  provider = await startFakeOpenAiServer((request) => {
+const under = useCluster(
+  (request) => {
     const r = read(request);
     if (r.model === "talk-model") return say(`echo: ${r.task}`);
     if (r.lastRole === "user") {
@@ -39,19 +35,9 @@ beforeAll(async () => {
       return callTool("shell", { command: `echo effect >> ${r.task}; sleep 30` });
     }
     return say(`heard: ${r.toolResults.at(-1)}`);
-  });
-  cluster = await startCluster({
-    workers: 2,
-    apiPort: 0,
-    env: providerEnv(provider.baseUrl),
-    args: ["--config", join(cwd, "holdfast.yaml")],
-  });
-}, 240_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  await provider?.close();
-}, 120_000);
+  },
+  { workers: 2, config: CONFIG },
+);
 
 /** The pid of the process running `marker`'s shell command, and of its worker. */
 function holders(marker: string): { shell: number[]; worker: number | undefined } {
@@ -65,7 +51,7 @@ function holders(marker: string): { shell: number[]; worker: number | undefined 
       }
     })
     .map(Number);
-  const workerPids = new Set(cluster.workers.map((w) => w.child.pid));
+  const workerPids = new Set(under.cluster.workers.map((w) => w.child.pid));
   const parentOf = (pid: number) =>
     Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
   let worker: number | undefined;
@@ -76,7 +62,7 @@ function holders(marker: string): { shell: number[]; worker: number | undefined 
 }
 
 async function runThrough(crash: (marker: string) => Promise<void>, otid?: string) {
-  const client = new Letta({ baseURL: cluster.api.url, maxRetries: 0, timeout: 120_000 });
+  const client = new Letta({ baseURL: under.cluster.api.url, maxRetries: 0, timeout: 120_000 });
   const agent = await client.agents.create({ agent_type: "operator" } as never);
   const marker = join(cwd, `effects-${agent.id}.txt`);
   const sending = client.agents.messages
@@ -93,7 +79,7 @@ async function runThrough(crash: (marker: string) => Promise<void>, otid?: strin
     (await client.agents.messages.create(agent.id, {
       messages: [{ role: "user", content: marker, ...(otid && { otid }) }],
     }));
-  const asked = provider.requests.filter((r) => read(r).task === marker);
+  const asked = under.provider.requests.filter((r) => read(r).task === marker);
   return { client, agent, marker, answer, asked };
 }
 
@@ -101,7 +87,7 @@ describe("the Restate engine as real processes", () => {
   it("finishes a turn on the other worker after kill -9 of the one running it", async () => {
     const { client, agent, marker, answer, asked } = await runThrough(async (marker) => {
       const { shell, worker } = holders(marker);
-      const running = cluster.workers.find((w) => w.child.pid === worker);
+      const running = under.cluster.workers.find((w) => w.child.pid === worker);
       expect(running).toBeDefined();
       await running?.crash();
       for (const pid of shell) process.kill(pid, "SIGKILL");
@@ -118,9 +104,9 @@ describe("the Restate engine as real processes", () => {
 
   it("finishes a turn after kill -9 of restate-server and its restart; a retried otid is answered once", async () => {
     const { client, agent, marker, answer, asked } = await runThrough(async (marker) => {
-      await cluster.restate.crash();
+      await under.cluster.restate.crash();
       for (const pid of holders(marker).shell) process.kill(pid, "SIGKILL");
-      await cluster.restate.restart();
+      await under.cluster.restate.restart();
     }, "otid-restate-crash");
     expect(answer.stop_reason?.stop_reason).toBe("end_turn");
     const items = (await client.agents.messages.list(agent.id, { order: "asc", limit: 100 })).items;
@@ -132,8 +118,8 @@ describe("the Restate engine as real processes", () => {
   }, 180_000);
 
   it("keeps one agent's messages in order when two API servers send to it at once", async () => {
-    const second = await cluster.addApi();
-    const clients = [cluster.api.url, second.url].map(
+    const second = await under.cluster.addApi();
+    const clients = [under.cluster.api.url, second.url].map(
       (baseURL) => new Letta({ baseURL, maxRetries: 0, timeout: 120_000 }),
     );
     const [a, b] = clients as [Letta, Letta];
