@@ -41,6 +41,8 @@ export interface RestateEngineOptions {
  */
 export class RestateEngine implements Engine {
   readonly #ingress: Ingress;
+  /** Per agent, the last call handed to Restate (see `#inOrder`). */
+  readonly #calls = new Map<string, Promise<void>>();
   readonly #pollMs: number;
 
   private constructor(
@@ -101,12 +103,35 @@ export class RestateEngine implements Engine {
           : input.otid
         : undefined;
       const body = { input, options: { ...options, runId } };
-      const job: Job = unwire(await this.#ingress.call<Wire<Job>>(agentId, "send", body, key));
+      const job: Job = unwire(
+        await this.#inOrder(agentId, () =>
+          this.#ingress.call<Wire<Job>>(agentId, "send", body, key),
+        ),
+      );
       if (job.kind !== "queued") return this.#follow(agentId, job);
       // Another run sleeps until its sub-agents end: this message goes once it has stopped.
       await this.awaitRun(agentId, job.runId);
       behind = job.runId;
     }
+  }
+
+  /**
+   * Calls for one agent go to Restate one after another, in the order this process took them:
+   * concurrent ingress calls could reach Restate's mailbox in any order, and the embedded
+   * engine answers messages in the order they arrived. The agent runs one at a time anyway.
+   */
+  #inOrder<T>(agentId: string, call: () => Promise<T>): Promise<T> {
+    const before = this.#calls.get(agentId) ?? Promise.resolve();
+    const mine = before.then(call);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#calls.set(agentId, settled);
+    void settled.then(() => {
+      if (this.#calls.get(agentId) === settled) this.#calls.delete(agentId);
+    });
+    return mine;
   }
 
   async approve(
