@@ -83,10 +83,12 @@ export async function syncStoredServers(
   for (const record of stored) {
     const current = hub.list().find((entry) => entry.id === record.id);
     const parsed = McpServerConfig.safeParse(record.config);
+    const running = current && McpServerConfig.safeParse(current.config);
     const same =
       current?.name === record.name &&
       parsed.success &&
-      JSON.stringify(McpServerConfig.parse(current.config)) === JSON.stringify(parsed.data);
+      running?.success &&
+      JSON.stringify(running.data) === JSON.stringify(parsed.data);
     if (same) continue;
     if (current) await hub.remove(current.name);
     const admitted = admit(hub, record, apiStdio, log);
