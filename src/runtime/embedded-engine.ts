@@ -41,7 +41,8 @@ export class EmbeddedEngine implements Engine {
   readonly #dispatcher: Dispatcher<Activation>;
   readonly #timers: TimerLoop;
   readonly #turns: Turns;
-  readonly #sessions: SessionMover;
+  /** Moves sessions; the Restate engine runs a handoff's halves each in its own agent's mailbox. */
+  readonly handoff: SessionMover;
   /** The activations alive now, for cancel, which must not wait in the mailbox. */
   readonly #live = new Map<string, Activation>();
   readonly #family: SubAgentDriver;
@@ -93,7 +94,7 @@ export class EmbeddedEngine implements Engine {
       cancel: (agentId) => this.cancel(agentId),
       ...(options.route && { route: options.route }),
     });
-    this.#sessions = new SessionMover(options, this.#dispatcher, this.#turns, this.#timers);
+    this.handoff = new SessionMover(options, this.#dispatcher, this.#turns, this.#timers);
     this.#parts = { options, turns: this.#turns, family: this.#family, events: this.#events };
   }
 
@@ -337,16 +338,11 @@ export class EmbeddedEngine implements Engine {
   }
 
   endSession(agentId: string, sessionId: string): Promise<SessionState> {
-    return this.#sessions.end(agentId, sessionId);
+    return this.handoff.end(agentId, sessionId);
   }
 
   transferSession(sourceId: string, sessionId: string, targetId: string): Promise<SessionState> {
-    return this.#sessions.transfer(sourceId, sessionId, targetId);
-  }
-
-  /** A handoff's halves, for an engine that runs each in its agent's own mailbox (Restate). */
-  get handoff(): Pick<SessionMover, "hold" | "handTo" | "letGo"> {
-    return this.#sessions;
+    return this.handoff.transfer(sourceId, sessionId, targetId);
   }
 
   updateAgent(agentId: string, change: AgentChange): Promise<AgentRecord> {
