@@ -51,8 +51,19 @@ export function defineTool<P extends ToolParameters>(declaration: {
   requires?: ToolRequirement;
 }): ToolDeclaration<P> {
   ToolName.parse(declaration.name);
-  const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(declaration.parameters, {
-    io: "input",
-  });
-  return { ...declaration, jsonSchema };
+  // Derived when a model request or a listing first needs it, not for every built-in tool at
+  // start-up.
+  let jsonSchema: Record<string, unknown> | undefined;
+  return {
+    ...declaration,
+    get jsonSchema() {
+      jsonSchema ??= modelSchema(declaration.parameters);
+      return jsonSchema;
+    },
+  };
+}
+
+function modelSchema(parameters: ToolParameters): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(parameters, { io: "input" });
+  return schema;
 }

@@ -391,7 +391,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (!this.db.isOpen) return;
     this.group.flush();
-    await this.flusher?.flush();
+    await this.flusher?.close();
     this.db.close();
   }
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { WalFlusher } from "./wal-flush.js";
@@ -74,5 +77,38 @@ describe("WalFlusher", () => {
     fail = false;
     await flusher.flush();
     expect(flusher.dirty).toBe(false);
+  });
+
+  it("syncs a real WAL through one handle, closed with the flusher", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "holdfast-wal-"));
+    const path = join(dir, "store.db");
+    const db = new DatabaseSync(path);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("CREATE TABLE t (n INTEGER)");
+    const walHandles = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
+        } catch {
+          return false; // the directory's own descriptor, gone once listed
+        }
+      }).length;
+    try {
+      const sqliteOwn = walHandles();
+      const flusher = new WalFlusher(db, `${path}-wal`);
+      for (let i = 0; i < 3; i += 1) {
+        db.exec("INSERT INTO t (n) VALUES (1)");
+        await flusher.flush();
+      }
+      expect(flusher.syncs).toBe(3);
+      expect(walHandles()).toBe(sqliteOwn + 1);
+      db.exec("INSERT INTO t (n) VALUES (1)");
+      await flusher.close();
+      expect(flusher.syncs).toBe(4);
+      expect(walHandles()).toBe(sqliteOwn);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,16 +1,44 @@
-import { open } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import type { DatabaseSync } from "node:sqlite";
 
 /** Makes a file's written data durable: `fdatasync` of the WAL, unless a test counts it. */
-export type SyncFile = (path: string) => Promise<void>;
+export type SyncFile = () => Promise<void>;
 
-async function fdatasync(path: string): Promise<void> {
-  const file = await open(path, "r+");
-  try {
-    await file.datasync();
-  } finally {
-    await file.close();
-  }
+/**
+ * The WAL, opened at its first sync and kept open: an open and a close around every sync were
+ * two more trips to the thread pool per acknowledgement. SQLite deletes the WAL only when its
+ * connection closes, so the handle names the live file for as long as the store is open. After
+ * a failed sync the handle is dropped and the next sync opens the file again.
+ */
+class HeldOpenWal {
+  private handle: Promise<FileHandle> | null = null;
+
+  constructor(private readonly path: string) {}
+
+  readonly sync = async (): Promise<void> => {
+    this.handle ??= open(this.path, "r+");
+    const handle = this.handle;
+    try {
+      await (await handle).datasync();
+    } catch (error) {
+      if (this.handle === handle) this.handle = null;
+      await closeQuietly(handle);
+      throw error;
+    }
+  };
+
+  readonly close = async (): Promise<void> => {
+    const handle = this.handle;
+    this.handle = null;
+    if (handle !== null) await closeQuietly(handle);
+  };
+}
+
+async function closeQuietly(handle: Promise<FileHandle>): Promise<void> {
+  await handle.then(
+    (file) => file.close(),
+    () => undefined,
+  );
 }
 
 /**
@@ -27,18 +55,28 @@ async function fdatasync(path: string): Promise<void> {
  */
 export class WalFlusher {
   private readonly changes;
+  private readonly sync: SyncFile;
+  private readonly release: () => Promise<void>;
   private flushedChanges: number;
   private inFlight: { covers: number; done: Promise<void> } | null = null;
   /** How many syncs ran (tests and the bench count them). */
   syncs = 0;
 
-  constructor(
-    db: DatabaseSync,
-    private readonly walPath: string,
-    private readonly sync: SyncFile = fdatasync,
-  ) {
+  constructor(db: DatabaseSync, walPath: string, sync?: SyncFile) {
+    const wal = new HeldOpenWal(walPath);
+    this.sync = sync ?? wal.sync;
+    this.release = wal.close;
     this.changes = db.prepare("SELECT total_changes() AS n");
     this.flushedChanges = this.current();
+  }
+
+  /** Syncs what is left, then closes the WAL's handle (before its connection closes). */
+  async close(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      await this.release();
+    }
   }
 
   /** True when commits were made since the last sync began. */
@@ -60,7 +98,7 @@ export class WalFlusher {
   }
 
   private start(covers: number): Promise<void> {
-    const done = this.sync(this.walPath).then(
+    const done = this.sync().then(
       () => {
         this.syncs += 1;
         this.flushedChanges = Math.max(this.flushedChanges, covers);

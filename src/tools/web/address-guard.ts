@@ -14,22 +14,44 @@ interface Range {
   readonly reason: string;
 }
 
+interface Tables {
+  readonly embedding: readonly { range: Range; v4At: number; what: string }[];
+  readonly metadata: readonly Range[];
+  readonly ranges: readonly Range[];
+}
+
+let tables: Tables | undefined;
+
+/**
+ * Built on first use: parsing them compiles Node's IPv6 pattern (about 14 ms), which a server
+ * whose agents never browse should not pay for at start-up.
+ */
+function refusedRanges(): Tables {
+  tables ??= {
+    embedding: embeddingPrefixes(),
+    metadata: metadataAddresses(),
+    ranges: nonPublicRanges(),
+  };
+  return tables;
+}
+
 /** IPv6 prefixes that carry an IPv4 address in their low 32 bits (or bits 16-48 for 6to4). */
-const EMBEDDING: readonly { range: Range; v4At: number; what: string }[] = [
+const embeddingPrefixes = (): Tables["embedding"] => [
   { range: range("::ffff:0:0/96", ""), v4At: 12, what: "IPv4-mapped" },
   { range: range("64:ff9b::/96", ""), v4At: 12, what: "NAT64" },
   { range: range("2002::/16", ""), v4At: 2, what: "6to4" },
 ];
 
 /** Exact addresses of cloud metadata services, named before the range they fall in. */
-const METADATA: readonly Range[] = [
-  "169.254.169.254/32", // AWS, GCP, Azure, OpenStack and most others
-  "169.254.170.2/32", // AWS ECS task credentials
-  "100.100.100.200/32", // Alibaba Cloud
-  "fd00:ec2::254/128", // AWS over IPv6
-].map((cidr) => range(cidr, "a cloud metadata address"));
+const metadataAddresses = (): readonly Range[] =>
+  [
+    "169.254.169.254/32", // AWS, GCP, Azure, OpenStack and most others
+    "169.254.170.2/32", // AWS ECS task credentials
+    "100.100.100.200/32", // Alibaba Cloud
+    "fd00:ec2::254/128", // AWS over IPv6
+  ].map((cidr) => range(cidr, "a cloud metadata address"));
 
-const RANGES: readonly Range[] = [
+const nonPublicRanges = (): readonly Range[] => [
   range("0.0.0.0/8", "an unspecified ('this network') address"),
   range("10.0.0.0/8", "a private address (RFC 1918)"),
   range("100.64.0.0/10", "a carrier-grade NAT address (RFC 6598)"),
@@ -64,15 +86,16 @@ export function refusedAddressReason(address: string): string | undefined {
 }
 
 function reasonFor(bytes: Uint8Array): string | undefined {
-  const metadata = METADATA.find((candidate) => matches(bytes, candidate));
+  const { embedding: prefixes, metadata: addresses, ranges } = refusedRanges();
+  const metadata = addresses.find((candidate) => matches(bytes, candidate));
   if (metadata) return metadata.reason;
-  for (const { range: embedding, v4At, what } of EMBEDDING) {
+  for (const { range: embedding, v4At, what } of prefixes) {
     if (!matches(bytes, embedding)) continue;
     const v4 = bytes.slice(v4At, v4At + 4);
     const inner = reasonFor(v4);
     return inner && `${what} form of ${inner} (${formatIpv4(v4)})`;
   }
-  return RANGES.find((candidate) => matches(bytes, candidate))?.reason;
+  return ranges.find((candidate) => matches(bytes, candidate))?.reason;
 }
 
 function matches(bytes: Uint8Array, candidate: Range): boolean {
@@ -124,7 +147,7 @@ export function addressPolicy(
 
 /** The IPv4 address inside an IPv4-mapped, NAT64 or 6to4 address, else null. */
 function embeddedIpv4(bytes: Uint8Array): Uint8Array | null {
-  const found = EMBEDDING.find(({ range: embedding }) => matches(bytes, embedding));
+  const found = refusedRanges().embedding.find(({ range: embedding }) => matches(bytes, embedding));
   return found ? bytes.slice(found.v4At, found.v4At + 4) : null;
 }
 
