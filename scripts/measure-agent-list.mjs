@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinConfig } from "../dist/config/config-file.js";
-import { randomIds } from "../dist/core/ids.js";
+import { productionIds } from "../dist/core/ids.js";
 import { newAgent } from "../dist/runtime/new-agent.js";
 import { createApp } from "../dist/server/app.js";
 import { assemble } from "../dist/server/assemble.js";
@@ -22,13 +22,13 @@ const seeded = performance.now();
 for (let i = 0; i < count; i++) {
   const created = newAgent(
     { name: `agent-${i}`, projectId: "default", type },
-    randomIds,
+    productionIds,
     Date.now() - count + i,
   );
   await engine.store.createAgent(created);
   for (let r = 0; r < runsEach; r++)
     await engine.store.putRun({
-      id: randomIds.next("run"),
+      id: productionIds.next("run"),
       agent_id: created.agent.id,
       status: "completed",
       stop_reason: "end_turn",

@@ -1,6 +1,6 @@
 import { builtinConfig } from "../src/config/config-file.js";
 import { systemClock } from "../src/core/clock.js";
-import { randomIds } from "../src/core/ids.js";
+import { productionIds } from "../src/core/ids.js";
 import { engineContract } from "../src/runtime/engine.contract.js";
 import { newAgent } from "../src/runtime/new-agent.js";
 import { useRestateCluster } from "./support/restate.js";
@@ -14,7 +14,7 @@ engineContract("the Restate engine (restate-server, a worker, PostgreSQL)", asyn
   const create = async (typeName: string) => {
     const type = config.registry.get(typeName);
     if (!type) throw new Error(`no type ${typeName}`);
-    const created = newAgent({ name: typeName, type }, randomIds, systemClock.now());
+    const created = newAgent({ name: typeName, type }, productionIds, systemClock.now());
     await store.createAgent(created);
     return created.agent.id;
   };

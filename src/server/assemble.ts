@@ -4,7 +4,7 @@ import { type ChainResumeFailure, ChainRunner } from "../chains/chain-runner.js"
 import { PgChainClaims } from "../chains/pg-chain-claims.js";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { systemClock } from "../core/clock.js";
-import { randomIds } from "../core/ids.js";
+import { productionIds } from "../core/ids.js";
 import { checkEmbeddingReady } from "../llm/embedding-model.js";
 import type { ModelAdapter } from "../llm/model.js";
 import type { HoldfastMetrics } from "../observability/metrics.js";
@@ -201,7 +201,7 @@ async function wire(
           pgUrl: options.restate.pgUrl,
           schema: postgres.schema,
           ingressUrl: options.restate.ingressUrl,
-          ids: randomIds,
+          ids: productionIds,
         })
       : new EmbeddedEngine(parts.engineOptions);
   // On Restate every process keeps its own MCP connections: a change stored here is announced.
@@ -215,7 +215,7 @@ async function wire(
     store,
     engine,
     config,
-    ids: randomIds,
+    ids: productionIds,
     clock: systemClock,
     defaultModel: options.defaultModel,
     modelFor,
@@ -240,7 +240,7 @@ async function wire(
       ? await PgChainClaims.open(options.restate.pgUrl, postgres.schema)
       : soleProcess;
   const chains = new ChainRunner(
-    { store, engine, config, ids: randomIds, clock: systemClock },
+    { store, engine, config, ids: productionIds, clock: systemClock },
     options.onChainError,
     claims,
   );

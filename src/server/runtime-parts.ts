@@ -4,7 +4,7 @@ import type { HoldfastConfig } from "../config/config-file.js";
 import { prepareSandbox, withSandbox } from "../config/sandbox-section.js";
 import { prepareWebTools } from "../config/web-section.js";
 import { systemClock } from "../core/clock.js";
-import { randomIds } from "../core/ids.js";
+import { productionIds } from "../core/ids.js";
 import { createModel } from "../llm/create-model.js";
 import { parseModelHandle } from "../llm/handle.js";
 import type { ModelAdapter } from "../llm/model.js";
@@ -120,7 +120,7 @@ export async function runtimeParts(
     ...(observer && { observer }),
     store,
     config,
-    ids: randomIds,
+    ids: productionIds,
     tools: sources.catalogue.runnable,
     modelFor,
     defaultModel: options.defaultModel,

@@ -5,7 +5,7 @@
 // deduplicate them by otid.
 import { builtinConfig } from "../../dist/config/config-file.js";
 import { systemClock } from "../../dist/core/clock.js";
-import { randomIds } from "../../dist/core/ids.js";
+import { productionIds } from "../../dist/core/ids.js";
 import { createSimModel } from "../../dist/llm/sim/sim-model.js";
 import { EmbeddedEngine } from "../../dist/runtime/embedded-engine.js";
 import { newAgent } from "../../dist/runtime/new-agent.js";
@@ -48,7 +48,7 @@ const live = new Map();
 const runtime = new EmbeddedEngine({
   store,
   config,
-  ids: randomIds,
+  ids: productionIds,
   tools: builtinToolImplementations({ mode: "none" }),
   modelFor: () => model,
   defaultModel: "sim/crash",
@@ -75,7 +75,7 @@ for (let i = 0; i < agentCount; i += 1) {
   );
   if (existing) agentIds.push(existing.id);
   else {
-    const created = newAgent({ name, type }, randomIds, Date.now());
+    const created = newAgent({ name, type }, productionIds, Date.now());
     await store.createAgent(created);
     agentIds.push(created.agent.id);
   }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "vitest";
 import { builtinConfig } from "../../src/config/config-file.js";
 import { systemClock } from "../../src/core/clock.js";
-import { randomIds } from "../../src/core/ids.js";
+import { productionIds } from "../../src/core/ids.js";
 import { createSimModel, type SimScript } from "../../src/llm/sim/sim-model.js";
 import { registerDeployment } from "../../src/runtime/restate/admin.js";
 import { RestateEngine } from "../../src/runtime/restate/restate-engine.js";
@@ -56,7 +56,7 @@ export function useRestateCluster() {
       schema: SCHEMA,
       ingressUrl: restate.ingressUrl,
       config,
-      ids: randomIds,
+      ids: productionIds,
       clock: systemClock,
       tools: builtinToolImplementations({ mode: "none" }),
       modelFor: () => model,
@@ -73,7 +73,7 @@ export function useRestateCluster() {
       pgUrl: pg.url,
       schema: SCHEMA,
       ingressUrl: restate.ingressUrl,
-      ids: randomIds,
+      ids: productionIds,
     });
     cluster = {
       pg,

@@ -1,5 +1,5 @@
 import type { HoldfastConfig } from "../../src/config/config-file.js";
-import { randomIds } from "../../src/core/ids.js";
+import { productionIds } from "../../src/core/ids.js";
 import type { AgentMessage } from "../../src/records/messages.js";
 import { newSessionState } from "../../src/records/session-state.js";
 import { newAgent } from "../../src/runtime/new-agent.js";
@@ -21,7 +21,7 @@ export async function seedAgents(
   for (let i = 0; i < options.count; i++) {
     const name = `${options.prefix}-${String(i).padStart(width, "0")}`;
     await store.createAgent(
-      newAgent({ name, projectId: options.projectId, type }, randomIds, start + i),
+      newAgent({ name, projectId: options.projectId, type }, productionIds, start + i),
     );
   }
 }
@@ -33,7 +33,7 @@ export async function seedHistory(store: Store, agentId: string, count: number):
     const messages: AgentMessage[] = [];
     for (let i = from; i < Math.min(count, from + 500); i++) {
       const common = {
-        id: randomIds.next("message"),
+        id: productionIds.next("message"),
         date: new Date(base + i * 1000).toISOString(),
         run_id: null,
         step_id: null,
@@ -47,7 +47,7 @@ export async function seedHistory(store: Store, agentId: string, count: number):
     }
     await store.commit({
       agentId,
-      state: newSessionState(randomIds.next("session")),
+      state: newSessionState(productionIds.next("session")),
       messages,
       memory: { blocks: [], passages: [] },
     });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { builtinConfig, type HoldfastConfig } from "../../config/config-file.js";
 import { systemClock } from "../../core/clock.js";
-import { randomIds } from "../../core/ids.js";
+import { productionIds } from "../../core/ids.js";
 import type { ModelAdapter } from "../../llm/model.js";
 import { createSimModel, type SimScript } from "../../llm/sim/sim-model.js";
 import { EmbeddedEngine } from "../../runtime/embedded-engine.js";
@@ -92,7 +92,7 @@ export function benchWorld(
   const options: EngineOptions = {
     store,
     config,
-    ids: randomIds,
+    ids: productionIds,
     tools,
     modelFor: () => model,
     defaultModel: "sim/bench",
@@ -109,7 +109,7 @@ export function benchWorld(
     if (!type) throw new Error(`no bench type ${typeName}`);
     const ids: string[] = [];
     for (let i = 0; i < n; i += 1) {
-      const created = newAgent({ name: `bench-${i}`, type }, randomIds, Date.now());
+      const created = newAgent({ name: `bench-${i}`, type }, productionIds, Date.now());
       await store.createAgent(created);
       ids.push(created.agent.id);
     }

@@ -5,7 +5,7 @@ import { ChainRunner } from "../../chains/chain-runner.js";
 import { checkConfig } from "../../config/config-file.js";
 import { systemClock } from "../../core/clock.js";
 import { assert } from "../../core/errors.js";
-import { randomIds } from "../../core/ids.js";
+import { productionIds } from "../../core/ids.js";
 import type { Durability } from "../../storage/durability.js";
 import { openSqliteStore } from "../../storage/sqlite/sqlite-store.js";
 import { benchRuntime } from "./bench-setup.js";
@@ -48,7 +48,7 @@ export async function chainOverhead(rounds: number, durability: Durability = "fu
     store,
     engine: runtime,
     config,
-    ids: randomIds,
+    ids: productionIds,
     clock: systemClock,
   });
   const fourTurns = async (workers: string[], merger: string) => {

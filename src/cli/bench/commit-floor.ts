@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { productionIds } from "../../core/ids.js";
 import type { Store } from "../../storage/store.js";
 import { benchRuntime } from "./bench-setup.js";
 import { percentile } from "./measure.js";
@@ -38,12 +39,13 @@ export async function commitFloor(turns: number, target?: BenchStore) {
       .state?.session_id;
     const kept = new Set([agent, session].map((id) => id?.match(UUID)?.[0]));
     const replay = async () => {
-      // Fresh ids each time (messages, run, steps), the agent and its session kept.
+      // Fresh ids each time (messages, run, steps), made as a turn makes them; the agent and
+      // its session kept.
       const fresh = new Map<string, string>();
       const renamed = (text: string) =>
         text.replace(UUID, (id) => {
           if (kept.has(id)) return id;
-          if (!fresh.has(id)) fresh.set(id, crypto.randomUUID());
+          if (!fresh.has(id)) fresh.set(id, productionIds.next("x").slice(2));
           return fresh.get(id) ?? id;
         });
       for (const args of recorded) {

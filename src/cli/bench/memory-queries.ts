@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { builtinConfig } from "../../config/config-file.js";
-import { randomIds } from "../../core/ids.js";
+import { productionIds } from "../../core/ids.js";
 import type { Passage } from "../../records/memory-records.js";
 import type { AgentMessage } from "../../records/messages.js";
 import { newSessionState } from "../../records/session-state.js";
@@ -46,7 +46,7 @@ export async function memoryQueries(
 async function alone(store: Store, size: number) {
   const type = builtinConfig().registry.get("memgpt_agent");
   if (!type) throw new Error("memgpt_agent missing");
-  const created = newAgent({ name: "alone", type }, randomIds, Date.now());
+  const created = newAgent({ name: "alone", type }, productionIds, Date.now());
   await store.createAgent(created);
   const agentId = created.agent.id;
   for (let from = 0; from < size; from += 1_000) {
@@ -75,7 +75,7 @@ async function measureAt(store: Store, size: number) {
   if (!type) throw new Error("memgpt_agent missing");
   const agents = [];
   for (let a = 0; a < Math.max(1, size / PER_AGENT); a++) {
-    const created = newAgent({ name: `a${a}`, type }, randomIds, Date.now());
+    const created = newAgent({ name: `a${a}`, type }, productionIds, Date.now());
     await store.createAgent(created);
     agents.push(created);
     const passages = passagesOf(a);

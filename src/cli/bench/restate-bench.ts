@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { randomIds } from "../../core/ids.js";
+import { productionIds } from "../../core/ids.js";
 import { registerDeployment } from "../../runtime/restate/admin.js";
 import { RestateEngine } from "../../runtime/restate/restate-engine.js";
 import { freePort, startRestateServer } from "../../runtime/restate/restate-server.js";
@@ -86,7 +86,7 @@ async function round(
     pgUrl,
     schema,
     ingressUrl: restate.ingressUrl,
-    ids: randomIds,
+    ids: productionIds,
   });
   try {
     await registerDeployment(restate.adminUrl, balancer.url);

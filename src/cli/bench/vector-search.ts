@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { builtinConfig } from "../../config/config-file.js";
-import { randomIds } from "../../core/ids.js";
+import { productionIds } from "../../core/ids.js";
 import { seededRandom } from "../../core/random.js";
 import type { EmbeddingModel } from "../../llm/embedding-model.js";
 import { withHybridSearch } from "../../memory/hybrid-search.js";
@@ -42,7 +42,7 @@ async function measureAt(size: number) {
   try {
     const type = builtinConfig().registry.get("memgpt_agent");
     if (!type) throw new Error("memgpt_agent missing");
-    const created = newAgent({ name: "bench", type }, randomIds, Date.now());
+    const created = newAgent({ name: "bench", type }, productionIds, Date.now());
     await store.createAgent(created);
     const agentId = created.agent.id;
     for (let from = 0; from < size; from += 1_000) {
