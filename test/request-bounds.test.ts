@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer } from "./support/server-kit.js";
 
@@ -102,5 +103,64 @@ describe("request bodies", () => {
     const text = JSON.stringify({ name: "brackets", description: "[{".repeat(5000) });
     const answer = await send("POST", "/v1/agents/", text);
     expect(answer.status).toBe(200);
+  });
+});
+
+/** One raw request on `agent` (keep-alive), its body sent as given: whole, or chunk by chunk. */
+function rawRequest(
+  agent: Agent,
+  method: string,
+  path: string,
+  body: string | string[],
+): Promise<{ status: number; text: string; reusedSocket: boolean }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const chunked = Array.isArray(body);
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (!chunked) headers["content-length"] = String(Buffer.byteLength(body));
+    const request = httpRequest({ agent, hostname, port, method, path, headers }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, text, reusedSocket: request.reusedSocket }),
+      );
+    });
+    request.on("error", reject);
+    for (const part of chunked ? body : [body]) request.write(part);
+    request.end();
+  });
+}
+
+// Measured in the HTTP bench: each request had become a full web Request (its body a web
+// stream) just to be asked whether it had a body. These hold what the checks were for.
+describe("request bodies", () => {
+  const big = JSON.stringify({ name: "x".repeat(10 * 1024 * 1024) });
+
+  it("refuse a body over the limit with a 413, sized by its Content-Length or as it streams", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sized = await rawRequest(agent, "POST", "/v1/agents/", big);
+    expect(sized.status).toBe(413);
+    expect(sized.text).toContain("PAYLOAD_TOO_LARGE");
+    const streamed = await rawRequest(agent, "POST", "/v1/agents/", [
+      big.slice(0, 5_000_000),
+      big.slice(5_000_000),
+    ]);
+    expect(streamed.status).toBe(413);
+    agent.destroy();
+  });
+
+  it("read a body the route never reads, so the client's connection stays usable", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    // The cancel route takes no body: after its answer the connection must still serve.
+    const ignored = JSON.stringify({ padding: "y".repeat(256 * 1024) });
+    const first = await rawRequest(agent, "POST", `/v1/agents/${agentId}/messages/cancel`, ignored);
+    expect(first.status).toBe(409);
+    const second = await rawRequest(agent, "GET", "/v1/health/", "");
+    expect(second.status).toBe(200);
+    expect(second.reusedSocket).toBe(true);
+    agent.destroy();
   });
 });

@@ -1,7 +1,6 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
@@ -29,6 +28,7 @@ import { type AppEnv, authenticate } from "./auth.js";
 import { refuseDeepBodies } from "./body-depth.js";
 import { consoleRoutes, DEFAULT_CONSOLE_DIR } from "./console-assets.js";
 import { body, errorResponse } from "./error-response.js";
+import { drainUnreadBody, limitBodySize } from "./request-body.js";
 import { type LogSink, requestLog } from "./request-log.js";
 import { agentFolderRoutes } from "./routes/agent-folders.js";
 import { agentMaintenanceRoutes } from "./routes/agent-maintenance.js";
@@ -158,14 +158,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     await flush();
   });
   if (options.logRequest) app.use(requestLog(options.logRequest));
-  // A body the handler never read is read to its end (within the size limit) before the answer
-  // goes out: answering mid-upload makes Node close the connection, and clients reusing it fail.
-  app.use(async (c, next) => {
-    await next();
-    const tooBig = c.res.status === 413;
-    if (!tooBig && c.req.raw.body && !c.req.raw.bodyUsed)
-      await c.req.raw.arrayBuffer().catch(() => undefined);
-  });
+  app.use(drainUnreadBody);
   app.use(refuseDotSegments);
   const metricsAccess = options.config.observability.metrics;
   const metrics = options.metrics;
@@ -180,11 +173,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   if (metricsAccess === "token") serveMetrics();
   const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   app.use(
-    bodyLimit({
-      maxSize,
-      onError: (c) =>
-        c.json(body("PAYLOAD_TOO_LARGE", `the request body is over ${maxSize} bytes`), 413),
-    }),
+    limitBodySize(maxSize, (c) =>
+      c.json(body("PAYLOAD_TOO_LARGE", `the request body is over ${maxSize} bytes`), 413),
+    ),
   );
   app.use(refuseDeepBodies);
 

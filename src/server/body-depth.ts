@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { ValidationError } from "../core/errors.js";
 import { FREE_FORM_MAX_DEPTH } from "../records/free-form-json.js";
 import type { AppEnv } from "./auth.js";
+import { carriesNoBody } from "./request-body.js";
 
 /**
  * How deep a request body may nest. Every body Holdfast takes is a few levels of its own
@@ -43,7 +44,7 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
  * The body limit ran before, so the text read here is bounded; handlers read it from cache.
  */
 export const refuseDeepBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (c.req.raw.body === null) return next();
+  if (carriesNoBody(c)) return next();
   const text = await c.req.text();
   if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
     throw new ValidationError("invalid request", [
