@@ -1,8 +1,5 @@
 #!/usr/bin/env node
 // The CLI runs the compiled code in dist/; `npm start` and `npm run build` build it.
-import { existsSync, statSync } from "node:fs";
-import * as nodeModule from "node:module";
-
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 5)) {
   console.error(
@@ -11,6 +8,9 @@ if (major < 22 || (major === 22 && minor < 5)) {
   );
   process.exit(1);
 }
+// Not `import … from "node:fs"`: an ES import of node:fs loads Node's streams (20 ms here).
+const { existsSync, statSync } = process.getBuiltinModule("node:fs");
+const nodeModule = process.getBuiltinModule("node:module");
 const main = new URL("../dist/cli/main.js", import.meta.url);
 if (!existsSync(main)) {
   console.error("holdfast is not built yet: run `npm run build` (npm start does it for you)");

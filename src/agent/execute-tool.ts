@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Clock } from "../core/clock.js";
+import { safeParseTiered } from "../core/tiered-parse.js";
 import type { PendingCall, SessionState } from "../records/session-state.js";
 import type { ToolContext, ToolImplementation, ToolResult } from "../tools/tool.js";
 import { failure } from "../tools/tool.js";
@@ -72,7 +73,7 @@ function parseArguments(text: string, tool: ToolImplementation, intentRequired: 
       error: "this agent must say why it calls a tool: add an 'intent' argument",
     };
   }
-  const parsed = tool.declaration.parameters.safeParse(rest);
+  const parsed = safeParseTiered(tool.declaration.parameters, rest);
   if (parsed.success) return { ok: true, value: parsed.data };
   const problems = parsed.error.issues.map(
     (issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`,

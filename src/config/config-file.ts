@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FieldError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
+import { safeParseOnce } from "../core/tiered-parse.js";
 import { ProviderSettings } from "../llm/provider-settings.js";
 import { Durability } from "../storage/durability.js";
 import {
@@ -106,12 +107,12 @@ export function builtinConfig(): HoldfastConfig {
  * each with its full path, so that one run of `holdfast config check` shows them all.
  */
 export function checkConfig(document: unknown): ConfigResult {
-  const top = ConfigSections.safeParse(document ?? {});
+  const top = safeParseOnce(ConfigSections, document ?? {});
   if (!top.success)
     return { ok: false, errors: fieldErrorsFromZod(top.error, [], explainRemovedField) };
   const errors: FieldError[] = [];
   const section = <T>(schema: z.ZodType<T>, value: unknown, path: string): T | undefined => {
-    const parsed = schema.safeParse(value);
+    const parsed = safeParseOnce(schema, value);
     if (parsed.success) return parsed.data;
     errors.push(...fieldErrorsFromZod(parsed.error, [path], explainRemovedField));
     return undefined;

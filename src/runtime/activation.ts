@@ -8,6 +8,7 @@ import type { Clock } from "../core/clock.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import type { IdSource } from "../core/ids.js";
+import { safeParseTiered } from "../core/tiered-parse.js";
 import { withFallbacks } from "../llm/fallback.js";
 import type { ModelAdapter } from "../llm/model.js";
 import type { AgentRecord } from "../records/agent-record.js";
@@ -72,7 +73,7 @@ async function loadParts(agentId: string, sources: ActivationSources): Promise<A
   const { registry, catalogue } = sources.config;
   const type = registry.get(record.agent_type);
   if (!type) throw new NotFoundError("agent type", record.agent_type, registry.names());
-  const parsed = AgentOverrides.safeParse(record.overrides);
+  const parsed = safeParseTiered(AgentOverrides, record.overrides);
   if (!parsed.success) {
     throw new ValidationError("stored overrides are invalid", fieldErrorsFromZod(parsed.error));
   }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { HoldfastError, ValidationError } from "../core/errors.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
+import { safeParseTiered } from "../core/tiered-parse.js";
 import { AgentRecord, RunRecord } from "../records/agent-record.js";
 import { CoreBlock, Passage } from "../records/memory-records.js";
 import { AgentMessage } from "../records/messages.js";
@@ -27,7 +28,7 @@ export function parseInput<S extends z.ZodType>(
   value: unknown,
   at: readonly PropertyKey[],
 ): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = safeParseTiered(schema, value);
   if (!result.success) {
     const errors = fieldErrorsFromZod(result.error, at);
     throw new ValidationError(`invalid ${at.map(String).join(".")}`, errors);
@@ -52,7 +53,7 @@ export function checkRow<S extends z.ZodType>(
   value: unknown,
   what: string,
 ): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = safeParseTiered(schema, value);
   if (!result.success) {
     throw new CorruptRowError(`stored ${what} is invalid: ${result.error.message}`, {
       cause: result.error,

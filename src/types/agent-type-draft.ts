@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseOnce, safeParseOnce } from "../core/tiered-parse.js";
 import {
   AgentType,
   Isolation,
@@ -87,7 +88,7 @@ export interface NamedDraft {
 
 /** Defines a built-in type; throws if the definition is malformed (it is code, not input). */
 export function defineAgentType(name: string, draft: AgentTypeDraftInput): NamedDraft {
-  return { name: TypeName.parse(name), draft: AgentTypeDraft.parse(draft) };
+  return { name: parseOnce(TypeName, name), draft: parseOnce(AgentTypeDraft, draft) };
 }
 
 type Layer = Partial<Omit<AgentTypeDraft, "extends">> & { extends?: string };
@@ -112,5 +113,5 @@ export function completeType(
   layers: readonly Layer[],
 ): z.ZodSafeParseResult<AgentType> {
   const { extends: _ignored, ...merged } = layers.reduce(mergeDrafts, {});
-  return AgentType.safeParse({ ...merged, name });
+  return safeParseOnce(AgentType, { ...merged, name });
 }
