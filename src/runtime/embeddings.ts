@@ -25,7 +25,20 @@ export interface Embeddings {
   queue: EmbeddingQueue;
   /** The agent's embedding model handle, or null (full-text only, or no such agent). */
   handleFor(agentId: string): Promise<string | null>;
+  /** The agent's model changed here: the next look-up reads it, and its memory is re-embedded. */
+  modelChanged(agentId: string): void;
 }
+
+/**
+ * How long an agent's embedding handle is reused. Every commit and every search asks for it
+ * (four times a turn), and reading the agent record each time cost ~35 µs; a change made in
+ * this process is seen at once (`modelChanged`), one made by another process sharing the store
+ * (an API server beside Restate workers) within this long.
+ */
+export const EMBEDDING_HANDLE_TTL_MS = 1_000;
+
+/** Handles remembered at most: past it they are all read again (a burst of many agents). */
+const MAX_KNOWN_HANDLES = 10_000;
 
 /**
  * Wires embeddings over a store: models made once per handle from the provider settings, the
@@ -48,12 +61,22 @@ export function wireEmbeddings(options: EmbeddingsOptions): Embeddings {
       }
       return model;
     });
-  const handleFor = async (agentId: string): Promise<string | null> => {
+  const readHandle = async (agentId: string): Promise<string | null> => {
     const record = await store.getAgent(agentId);
     const type = record && config.registry.get(record.agent_type);
     if (!record || !type) return null;
     const overrides = AgentOverrides.safeParse(record.overrides);
     return embeddingHandleOf(type, overrides.success ? overrides.data : {});
+  };
+  const known = new Map<string, { handle: string | null; until: number }>();
+  const handleFor = async (agentId: string): Promise<string | null> => {
+    const now = options.clock.now();
+    const cached = known.get(agentId);
+    if (cached && cached.until > now) return cached.handle;
+    const handle = await readHandle(agentId);
+    if (known.size >= MAX_KNOWN_HANDLES) known.clear();
+    known.set(agentId, { handle, until: now + EMBEDDING_HANDLE_TTL_MS });
+    return handle;
   };
   const queue = new EmbeddingQueue({
     store,
@@ -74,5 +97,9 @@ export function wireEmbeddings(options: EmbeddingsOptions): Embeddings {
     store: hybrid,
     queue,
     handleFor,
+    modelChanged: (agentId) => {
+      known.delete(agentId);
+      queue.notify(agentId);
+    },
   };
 }

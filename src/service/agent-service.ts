@@ -108,7 +108,7 @@ export class AgentService {
     });
     // A new embedding model re-embeds the agent's memory, in the background.
     const was = embeddingHandleOf(before.type, before.overrides);
-    if (body.embedding && body.embedding !== was) this.ctx.embeddings?.queue.notify(agentId);
+    if (body.embedding && body.embedding !== was) this.ctx.embeddings?.modelChanged(agentId);
     if (body.block_ids) await replaceBlocks(this.ctx, projectId, agentId, body.block_ids);
     return this.get(projectId, agentId);
   }
