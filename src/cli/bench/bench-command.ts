@@ -254,9 +254,15 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `${f(r.floor.turnP50Ms)} / ${f(r.floor.floorP50Ms)} (${f(r.floor.ratio, 1)}x)`,
     ],
     [
-      "turn p50 in-process / over HTTP with Letta's client ms (overhead p50; bare HTTP p50)",
-      `${f(r.http.inProcessP50Ms)} / ${f(r.http.httpP50Ms)} ` +
-        `(${f(r.http.overheadP50Ms)}; ${f(r.http.bareRoundTripP50Ms)})`,
+      "turn p50 in-process / over HTTP with Letta's client in its own process ms " +
+        "(overhead p50; bare HTTP p50)",
+      `${f(r.http.inProcessP50Ms)} / ${f(r.http.ownProcess.httpP50Ms)} ` +
+        `(${f(r.http.ownProcess.overheadP50Ms)}; ${f(r.http.ownProcess.bareRoundTripP50Ms)})`,
+    ],
+    [
+      "  the same, Letta's client in the server's process (overhead p50; bare HTTP p50)",
+      `${f(r.http.inProcessP50Ms)} / ${f(r.http.sameProcess.httpP50Ms)} ` +
+        `(${f(r.http.sameProcess.overheadP50Ms)}; ${f(r.http.sameProcess.bareRoundTripP50Ms)})`,
     ],
     [
       `fan-out: spawn call to all ${r.fanOut.width} children running p50 / p99 ms`,

@@ -8,17 +8,26 @@ import { createApp } from "../../server/app.js";
 import { assemble } from "../../server/assemble.js";
 import { listen } from "../../server/serve.js";
 import { DEFAULT_DURABILITY, type Durability } from "../../storage/durability.js";
+import { clientHere, clientInChild, type TurnClient } from "./letta-turn-client.js";
 import { percentile, timed } from "./measure.js";
+
+/** One client's figures: its turns over HTTP, their overhead, and bare round trips. */
+export interface HttpFigures {
+  httpP50Ms: number;
+  /** p50 of each HTTP turn minus the in-process turn sent just before it. */
+  overheadP50Ms: number;
+  bareRoundTripP50Ms: number;
+}
 
 /**
  * What the Letta API adds to a turn: one server (SQLite, full durability), one agent, turns sent
  * alternately in-process (`engine.send`) and over HTTP with Letta's official client, so both
- * see the same machine load and the same history. The turn's shape is the bench's: a message,
- * one read tool call (`conversation_search`), then an answer.
+ * see the same machine load and the same history. The client runs in a process of its own, as
+ * a user's does (`ownProcess`), and then in the server's (`sameProcess`: its own work, mostly
+ * the fetch implementation, then shares the server's core). The turn's shape is the bench's: a
+ * message, one read tool call (`conversation_search`), then an answer.
  */
 export async function httpTurns(turns: number, durability: Durability = DEFAULT_DURABILITY) {
-  // A dev dependency: the bench runs from a checkout, never from the published package.
-  const { default: Letta } = await import("@letta-ai/letta-client");
   const dataDir = mkdtempSync(join(tmpdir(), "holdfast-bench-http-"));
   const model = createSimModel({
     script: (request, call) =>
@@ -44,50 +53,60 @@ export async function httpTurns(turns: number, durability: Durability = DEFAULT_
     metrics: assembled.metrics,
   });
   const server = await listen(app, "127.0.0.1", 0);
+  const bare = await bareServer();
   try {
-    const client = new Letta({ baseURL: server.url, maxRetries: 0 });
-    const agent = await client.agents.create({ name: "bench-http", agent_type: "letta_v1_agent" });
-    const inProcess: number[] = [];
-    const overHttp: number[] = [];
-    const send = (i: number) =>
-      client.agents.messages.create(agent.id, {
-        messages: [{ role: "user", content: `question ${i}` }],
-      });
-    // Warm both paths (module loading, the activation, the connection) before measuring.
-    for (let i = 0; i < 5; i += 1) {
-      await assembled.engine.send(agent.id, { content: `warm ${i}` });
-      await send(i);
-    }
-    for (let i = 0; i < turns; i += 1) {
-      inProcess.push(await timed(() => assembled.engine.send(agent.id, { content: `q ${i}` })));
-      overHttp.push(await timed(() => send(i)));
-    }
-    const bare = await bareRoundTrips(turns);
-    const p50 = (samples: number[]) =>
-      percentile(
-        [...samples].sort((a, b) => a - b),
-        50,
-      );
+    const agent = await assembled.services.agents.create("default", {
+      name: "bench-http",
+      agent_type: "letta_v1_agent",
+    });
+    const measure = async (client: TurnClient) => {
+      const inProcess: number[] = [];
+      const overHttp: number[] = [];
+      // Warm both paths (module loading, the activation, the connection) before measuring.
+      for (let i = 0; i < 5; i += 1) {
+        await assembled.engine.send(agent.id, { content: `warm ${i}` });
+        await client.turn(agent.id, i);
+      }
+      for (let i = 0; i < turns; i += 1) {
+        inProcess.push(await timed(() => assembled.engine.send(agent.id, { content: `q ${i}` })));
+        overHttp.push(await client.turn(agent.id, i));
+      }
+      for (let i = 0; i < 5; i += 1) await client.bare(bare.url, i);
+      const bareTimes: number[] = [];
+      for (let i = 0; i < turns; i += 1) bareTimes.push(await client.bare(bare.url, i));
+      await client.close();
+      const figures: HttpFigures = {
+        httpP50Ms: p50(overHttp),
+        overheadP50Ms: p50(overHttp.map((ms, i) => ms - (inProcess[i] ?? 0))),
+        bareRoundTripP50Ms: p50(bareTimes),
+      };
+      return { figures, inProcess };
+    };
+    const own = await measure(await clientInChild(server.url));
+    const same = await measure(await clientHere(server.url));
     return {
       turns,
-      inProcessP50Ms: p50(inProcess),
-      httpP50Ms: p50(overHttp),
-      overheadP50Ms: p50(overHttp.map((ms, i) => ms - (inProcess[i] ?? 0))),
-      bareRoundTripP50Ms: p50(bare),
+      inProcessP50Ms: p50([...own.inProcess, ...same.inProcess]),
+      ownProcess: own.figures,
+      sameProcess: same.figures,
       durability,
     };
   } finally {
+    await new Promise((closed) => bare.server.close(closed));
     await server.close();
     await assembled.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-/**
- * The floor under any HTTP overhead: a JSON POST answered by a bare `node:http` server,
- * fetched the way Letta's client fetches, on the same machine and event loop.
- */
-async function bareRoundTrips(count: number): Promise<number[]> {
+const p50 = (samples: readonly number[]) =>
+  percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  );
+
+/** The floor under any HTTP overhead: a JSON POST answered by a bare `node:http` server. */
+async function bareServer() {
   const server = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
@@ -97,18 +116,5 @@ async function bareRoundTrips(count: number): Promise<number[]> {
   });
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
   const { port } = server.address() as { port: number };
-  const post = async (i: number) => {
-    const body = JSON.stringify({ messages: [{ role: "user", content: `question ${i}` }] });
-    const headers = { "content-type": "application/json" };
-    const answer = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", headers, body });
-    await answer.json();
-  };
-  try {
-    for (let i = 0; i < 5; i += 1) await post(i);
-    const times: number[] = [];
-    for (let i = 0; i < count; i += 1) times.push(await timed(() => post(i)));
-    return times;
-  } finally {
-    await new Promise((closed) => server.close(closed));
-  }
+  return { server, url: `http://127.0.0.1:${port}/` };
 }
