@@ -1,3 +1,4 @@
+import { ArrivalOrder } from "../core/arrival-order.js";
 import { ConflictError, ValidationError } from "../core/errors.js";
 import type { LettaResponse, LettaUsage } from "../records/letta-message.js";
 import type { ApprovalDecision } from "../records/messages.js";
@@ -72,6 +73,9 @@ const MODEL_FAILURES: ReadonlySet<string> = new Set(["llm_api_error", "invalid_l
 
 /** Messages of an agent: sending (sync or streamed), listing, cancelling. */
 export class MessageService {
+  /** Messages to one agent reach the engine in the order they arrived here. */
+  readonly #arrivals = new ArrivalOrder();
+
   constructor(private readonly ctx: ServiceContext) {}
 
   /**
@@ -84,19 +88,22 @@ export class MessageService {
     body: SendMessagesRequest,
     conversationId: string | null = null,
   ): Promise<LettaResponse> {
-    const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
     let failure: { message: string; kind?: string | undefined } | undefined;
-    const unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
-      if (event.runId === runId && event.type === "error")
-        failure = { message: event.message, kind: event.kind };
-    });
+    let unsubscribe = () => {};
     let outcome: RunOutcome;
     try {
-      outcome = await this.#run(agentId, body, input, {
-        ...clientTools,
-        ...(runId ? { runId } : {}),
-        conversationId,
-      });
+      outcome = await this.#arrivals.run(
+        agentId,
+        () => this.#prepare(projectId, agentId, body),
+        ({ input, clientTools, runId }) => {
+          unsubscribe = this.ctx.engine.subscribe(agentId, (event) => {
+            if (event.runId === runId && event.type === "error")
+              failure = { message: event.message, kind: event.kind };
+          });
+          const options = { ...clientTools, ...(runId ? { runId } : {}), conversationId };
+          return this.#run(agentId, body, input, options);
+        },
+      );
     } finally {
       unsubscribe();
     }
@@ -158,37 +165,44 @@ export class MessageService {
     body: SendMessagesRequest,
     conversationId: string | null = null,
   ) {
-    const { input, clientTools, runId } = await this.#prepare(projectId, agentId, body);
-    const kept: AgentEvent[] = [];
-    let write: ((event: AgentEvent) => void) | null = null;
-    let begun: () => void = () => {};
-    const begins = new Promise<void>((resolve) => {
-      begun = resolve;
-    });
-    let refused: { error: unknown } | null = null;
-    const detach = this.ctx.engine.subscribe(agentId, (event) => {
-      if (event.runId !== runId) return;
-      begun();
-      if (write) write(event);
-      else kept.push(event);
-    });
-    const options = { ...clientTools, ...(runId ? { runId } : {}), conversationId };
-    const running = this.#run(agentId, body, input, options);
-    running
-      .catch((error: unknown) => {
-        if (kept.length === 0 && write === null) refused = { error };
-      })
-      .finally(begun);
-    await begins;
-    if (refused !== null) {
-      detach();
-      throw (refused as { error: unknown }).error;
-    }
-    const attach = (to: (event: AgentEvent) => void) => {
-      write = to;
-      for (const event of kept.splice(0)) to(event);
-    };
-    return { runId, running, attach, detach };
+    // The engine takes requests for an agent in the order they arrived (ArrivalOrder): the
+    // subscription and the run start at the hand-over, the wait for the run's first event after.
+    return this.#arrivals.run(
+      agentId,
+      () => this.#prepare(projectId, agentId, body),
+      async ({ input, clientTools, runId }) => {
+        const kept: AgentEvent[] = [];
+        let write: ((event: AgentEvent) => void) | null = null;
+        let begun: () => void = () => {};
+        const begins = new Promise<void>((resolve) => {
+          begun = resolve;
+        });
+        let refused: { error: unknown } | null = null;
+        const detach = this.ctx.engine.subscribe(agentId, (event) => {
+          if (event.runId !== runId) return;
+          begun();
+          if (write) write(event);
+          else kept.push(event);
+        });
+        const options = { ...clientTools, ...(runId ? { runId } : {}), conversationId };
+        const running = this.#run(agentId, body, input, options);
+        running
+          .catch((error: unknown) => {
+            if (kept.length === 0 && write === null) refused = { error };
+          })
+          .finally(begun);
+        await begins;
+        if (refused !== null) {
+          detach();
+          throw (refused as { error: unknown }).error;
+        }
+        const attach = (to: (event: AgentEvent) => void) => {
+          write = to;
+          for (const event of kept.splice(0)) to(event);
+        };
+        return { runId, running, attach, detach };
+      },
+    );
   }
 
   #run(agentId: string, body: SendMessagesRequest, input: Input, options: SendOptions) {
