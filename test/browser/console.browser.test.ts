@@ -239,7 +239,8 @@ describe("the console in Chromium", () => {
     await page.locator(".msg.assistant", { hasText: "You said: note 129" }).waitFor();
     expect(await shown.count()).toBe(100);
     await page.click("text=Load older messages");
-    await page.locator(".msg.user", { hasText: "note 80" }).waitFor();
+    // "note 80" is the oldest message of the first page: wait for one only the next page has.
+    await page.locator(".msg.user", { hasText: "note 79" }).waitFor();
     expect(await shown.count()).toBe(200);
     await page.click("text=Load older messages");
     await page.locator(".msg.user", { hasText: "note 0" }).first().waitFor();
