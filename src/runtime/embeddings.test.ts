@@ -58,6 +58,16 @@ describe("an agent's embedding model, as commits and searches ask for it", () =>
     expect(await embeddings.handleFor(agentId)).toBe(LARGE);
   });
 
+  it("changed here while a read of the old one is on its way, is not forgotten", async () => {
+    const { embeddings, agentId, setModelBehindItsBack } = await world();
+    const reading = embeddings.handleFor(agentId);
+    await setModelBehindItsBack(LARGE);
+    embeddings.modelChanged(agentId);
+    await reading;
+    expect(await embeddings.handleFor(agentId)).toBe(LARGE);
+    await embeddings.queue.stop();
+  });
+
   it("changed in this process, is seen at once", async () => {
     const { embeddings, agentId, setModelBehindItsBack } = await world();
     await embeddings.handleFor(agentId);

@@ -69,13 +69,18 @@ export function wireEmbeddings(options: EmbeddingsOptions): Embeddings {
     return embeddingHandleOf(type, overrides.success ? overrides.data : {});
   };
   const known = new Map<string, { handle: string | null; until: number }>();
+  // Bumped by every change made here: a read begun before a change is not remembered.
+  let changes = 0;
   const handleFor = async (agentId: string): Promise<string | null> => {
     const now = options.clock.now();
     const cached = known.get(agentId);
     if (cached && cached.until > now) return cached.handle;
+    const changesBefore = changes;
     const handle = await readHandle(agentId);
-    if (known.size >= MAX_KNOWN_HANDLES) known.clear();
-    known.set(agentId, { handle, until: now + EMBEDDING_HANDLE_TTL_MS });
+    if (changesBefore === changes) {
+      if (known.size >= MAX_KNOWN_HANDLES) known.clear();
+      known.set(agentId, { handle, until: now + EMBEDDING_HANDLE_TTL_MS });
+    }
     return handle;
   };
   const queue = new EmbeddingQueue({
@@ -98,6 +103,7 @@ export function wireEmbeddings(options: EmbeddingsOptions): Embeddings {
     queue,
     handleFor,
     modelChanged: (agentId) => {
+      changes += 1;
       known.delete(agentId);
       queue.notify(agentId);
     },
