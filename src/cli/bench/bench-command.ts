@@ -216,6 +216,9 @@ const f = (value: number, digits = 2) => value.toFixed(digits);
 
 function printTable(r: ReturnType<typeof runAll>): void {
   const normal = r.durabilityNormal;
+  // Labels give the counts that ran (a tenth of them with --quick).
+  const burst = `${r.concurrent100x20.count / 20} x 20`;
+  const wide = `${r.concurrent1000x5.count / 5} x 5`;
   const rows: [string, string][] = [
     [
       "sequential turns/s (1 agent), full / normal",
@@ -228,21 +231,21 @@ function printTable(r: ReturnType<typeof runAll>): void {
     ],
     ["first vs last 10% p50 ms", `${f(r.sequential.firstP50Ms)} / ${f(r.sequential.lastP50Ms)}`],
     [
-      "concurrent turns/s (100 x 20), full / normal",
+      `concurrent turns/s (${burst}), full / normal`,
       `${f(r.concurrent100x20.perSecond, 0)} / ${f(normal.concurrent100x20.perSecond, 0)}`,
     ],
     [
-      "RSS / live heap after 100 x 20 (MB)",
+      `RSS / live heap after ${burst} (MB)`,
       `${f(r.concurrent100x20.rssMb, 0)} / ${f(r.concurrent100x20.heapMb, 0)}`,
     ],
     [
-      "concurrent turns/s (1000 x 5), full / normal",
+      `concurrent turns/s (${wide}), full / normal`,
       `${f(r.concurrent1000x5.perSecond, 0)} / ${f(normal.concurrent1000x5.perSecond, 0)}`,
     ],
     ["cold activation p50 / p99 ms", `${f(r.coldActivation.p50Ms)} / ${f(r.coldActivation.p99Ms)}`],
     ["heap per 10k stored agents (MB)", f(r.idleAgents.storedHeapMbPer10k, 1)],
     ["heap per 10k activated idle agents (MB)", f(r.idleAgents.activeHeapMbPer10k, 1)],
-    ["RSS with 10k agents active (MB)", f(r.idleAgents.rssMbWithAllActive, 0)],
+    [`RSS with ${r.idleAgents.agents} agents active (MB)`, f(r.idleAgents.rssMbWithAllActive, 0)],
     ["checkpoint commit p50 / p99 ms", `${f(r.checkpoint.p50Ms, 3)} / ${f(r.checkpoint.p99Ms, 3)}`],
     [
       "checkpoint commit p50 / p99 ms, normal",

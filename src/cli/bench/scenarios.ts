@@ -112,6 +112,7 @@ export async function idleAgents(count: number) {
     await runtime.shutdown();
     const per10k = (mb: number) => (mb / count) * 10_000;
     return {
+      agents: count,
       storedHeapMbPer10k: per10k(stored - before),
       activeHeapMbPer10k: per10k(active - stored),
       rssMbWithAllActive: rss,
