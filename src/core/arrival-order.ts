@@ -12,8 +12,8 @@ export class ArrivalOrder {
   /**
    * Runs `prepare` at once, then `handOver` with its result as soon as every earlier arrival
    * under `key` has handed over (or failed before it), and resolves with what `handOver`
-   * resolves with. `handOver` is called synchronously after the earlier ones: whatever it
-   * starts is started in arrival order.
+   * resolves with. `handOver` is called only after every earlier arrival's was: whatever its
+   * synchronous part starts is started in arrival order.
    */
   async run<P, R>(
     key: string,
