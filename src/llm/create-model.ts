@@ -33,7 +33,7 @@ export interface CreateModelOptions {
  */
 export function createModel(handle: string, options: CreateModelOptions = {}): ModelAdapter {
   const parsed = parseModelHandle(handle);
-  if (parsed.provider === "sim") return createSimModel({ handle });
+  if (parsed.provider === "sim") return createSimModel({ handle, remember: false });
   const clock = options.clock ?? systemClock;
   const settings = options.settings ?? {};
   const env = options.env ?? process.env;

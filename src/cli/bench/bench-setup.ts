@@ -82,6 +82,7 @@ export function benchWorld(
   const model =
     world.model ??
     createSimModel({
+      remember: false,
       script:
         world.script ??
         ((request, call) =>

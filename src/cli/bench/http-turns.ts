@@ -30,6 +30,7 @@ export interface HttpFigures {
 export async function httpTurns(turns: number, durability: Durability = DEFAULT_DURABILITY) {
   const dataDir = mkdtempSync(join(tmpdir(), "holdfast-bench-http-"));
   const model = createSimModel({
+    remember: false,
     script: (request, call) =>
       request.messages.at(-1)?.role === "tool"
         ? { text: "found it" }

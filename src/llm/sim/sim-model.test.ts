@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { createModel } from "../create-model.js";
 import type { ModelRequest } from "../model.js";
 import { ModelError } from "../model-error.js";
-import { createSimModel } from "./sim-model.js";
+import { createSimModel, type SimModel } from "./sim-model.js";
 
 const request = (content: string, tools: string[] = []): ModelRequest => ({
   system: "",
@@ -14,6 +15,26 @@ const request = (content: string, tools: string[] = []): ModelRequest => ({
 });
 
 describe("the sim model", () => {
+  it("keeps no requests when told not to, and still numbers its calls", async () => {
+    const calls: number[] = [];
+    const model = createSimModel({
+      remember: false,
+      script: (_request, call) => {
+        calls.push(call);
+        return { text: `reply ${call}` };
+      },
+    });
+    for (let i = 0; i < 3; i += 1) await model.generate(request(`q${i}`));
+    expect(calls).toEqual([0, 1, 2]);
+    expect(model.requests).toEqual([]);
+  });
+
+  it("keeps none when the server creates it (a long conversation would grow with its square)", async () => {
+    const model = createModel("sim/demo") as SimModel;
+    await model.generate(request("hello"));
+    expect(model.requests).toEqual([]);
+  });
+
   it("injects the same faults for the same seed, and none at rate 0", async () => {
     const outcomes = async (seed: number, rate: number) => {
       const model = createSimModel({

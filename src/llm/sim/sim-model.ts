@@ -26,10 +26,17 @@ export interface SimModelOptions {
   randomFaults?: { seed: number; rate: number; kinds: readonly ModelErrorKind[] };
   /** With a clock, each call takes this long in simulated time. */
   latency?: { clock: Clock; ms: number };
+  /**
+   * Whether `requests` keeps every request (the default, for tests). A server or a benchmark
+   * passes `false`: each request holds the whole history, so keeping them all grows with the
+   * square of a conversation's length.
+   */
+  remember?: boolean;
 }
 
 /** A `sim` model that also remembers what it was asked, for tests to inspect. */
 export interface SimModel extends ModelAdapter {
+  /** Every request so far, in order; empty when created with `remember: false`. */
   readonly requests: ModelRequest[];
 }
 
@@ -40,6 +47,8 @@ export interface SimModel extends ModelAdapter {
  */
 export function createSimModel(options: SimModelOptions = {}): SimModel {
   const requests: ModelRequest[] = [];
+  const remember = options.remember ?? true;
+  let calls = 0;
   const script = toScript(options.script);
   const fault = options.fault ?? seededFaults(options.randomFaults);
   return {
@@ -47,8 +56,9 @@ export function createSimModel(options: SimModelOptions = {}): SimModel {
     contextWindow: options.contextWindow ?? 128_000,
     requests,
     async generate(request, onDelta) {
-      const call = requests.length;
-      requests.push(request);
+      const call = calls;
+      calls += 1;
+      if (remember) requests.push(request);
       if (options.latency) await options.latency.clock.sleep(options.latency.ms, request.signal);
       if (request.signal?.aborted) throw new ModelError("timeout", "the request was aborted");
       const kind = fault?.(call);
