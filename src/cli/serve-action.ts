@@ -9,7 +9,7 @@ import { assemble } from "../server/assemble.js";
 import { parseTokens } from "../server/auth.js";
 import { jsonLogger } from "../server/request-log.js";
 import { listen } from "../server/serve.js";
-import { DatabaseInUseError } from "../storage/postgres/writer-lock.js";
+import { DatabaseInUseError } from "../storage/postgres/database-in-use.js";
 import type { DurabilityInForce } from "../storage/sqlite/connection.js";
 import { DataDirInUseError } from "../storage/sqlite/data-dir-lock.js";
 import { describeSandbox } from "../tools/sandbox/sandbox.js";

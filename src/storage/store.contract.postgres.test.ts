@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { usePostgres } from "../../test/support/postgres.js";
 import { newSessionState } from "../records/session-state.js";
 import { agentRecord, block, userMessage } from "./contract/fixtures.js";
+import { DatabaseInUseError } from "./postgres/database-in-use.js";
 import { MIGRATIONS, migrate, quoteIdentifier } from "./postgres/migrations.js";
 import { openPostgresStore, type PostgresStore } from "./postgres/postgres-store.js";
-import { DatabaseInUseError, lockDatabase } from "./postgres/writer-lock.js";
+import { lockDatabase } from "./postgres/writer-lock.js";
 import { storeContract } from "./store.contract.js";
 import type { Store } from "./store.js";
 

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import pg from "pg";
-import { HoldfastError } from "../../core/errors.js";
+import { DatabaseInUseError, type DatabaseLockHolder } from "./database-in-use.js";
 
 /**
  * At most one server writes a Holdfast schema: one activation per agent holds only within one
@@ -16,30 +16,6 @@ const LOCK_CLASS = 0x486f6c64;
 /** A held lock; `release` gives it up. */
 export interface DatabaseLock {
   release(): Promise<void>;
-}
-
-/** Who holds a schema, as PostgreSQL reports the holder's connection. */
-export interface DatabaseLockHolder {
-  application: string;
-  clientAddress: string | null;
-  since: string;
-}
-
-/** A second server asked for a schema another server writes. */
-export class DatabaseInUseError extends HoldfastError {
-  readonly code = "DATABASE_IN_USE";
-  readonly retryable = false;
-  constructor(
-    readonly schema: string,
-    readonly holder: DatabaseLockHolder | null,
-  ) {
-    const who = holder
-      ? `${holder.application || "a client"}${holder.clientAddress ? ` from ${holder.clientAddress}` : ""} (connected ${holder.since})`
-      : "another server";
-    super(
-      `PostgreSQL schema '${schema}' is in use by ${who}; stop it or choose another database or schema`,
-    );
-  }
 }
 
 /**

@@ -1,13 +1,6 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult,
-  McpError,
-  type Tool as McpTool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Clock } from "../../core/clock.js";
 import { VERSION } from "../../core/version.js";
 import {
@@ -40,6 +33,37 @@ const PING_TIMEOUT_MS = 5_000;
 /** A server listing more tools than this is cut off: no model can choose among so many. */
 const MAX_TOOLS = 1_000;
 
+/** The parts of the MCP SDK a connection uses. */
+interface McpSdk {
+  Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
+  StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport;
+  StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
+  McpError: typeof import("@modelcontextprotocol/sdk/types.js").McpError;
+  ToolListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").ToolListChangedNotificationSchema;
+}
+
+let sdkLoading: Promise<McpSdk> | undefined;
+
+/**
+ * The SDK loads with the first connection: with ajv and a zod of its own it is a good part of a
+ * server's start-up, and most servers connect to no MCP server.
+ */
+function loadSdk(): Promise<McpSdk> {
+  sdkLoading ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(([client, stdio, http, types]) => ({
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    McpError: types.McpError,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  }));
+  return sdkLoading;
+}
+
 /**
  * A live connection to one MCP server. It connects in the background, keeps the server's last
  * known tools while it reconnects (with exponential backoff) after the server exits or stops
@@ -47,6 +71,7 @@ const MAX_TOOLS = 1_000;
  * made meanwhile fails with a readable message.
  */
 export class McpConnection {
+  private sdk: McpSdk | null = null;
   private client: Client | null = null;
   private transport: Transport | null = null;
   private current: McpConnectionState = { state: "connecting" };
@@ -68,7 +93,8 @@ export class McpConnection {
 
   /** The process id of a stdio server while it runs. */
   get pid(): number | null {
-    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+    const stdio = this.sdk?.StdioClientTransport;
+    return stdio && this.transport instanceof stdio ? this.transport.pid : null;
   }
 
   get timeoutMs(): number {
@@ -100,7 +126,8 @@ export class McpConnection {
     } catch (error) {
       // The server answered with a protocol error: the connection is fine. Anything else but
       // our own abort (exit, refused, reset) means it is gone: reconnect.
-      if (!(error instanceof McpError) && !signal.aborted) this.lost(client, error);
+      const answered = this.sdk && error instanceof this.sdk.McpError;
+      if (!answered && !signal.aborted) this.lost(client, error);
       // Cut short on our side (a timeout): a server that no longer answers a ping is hung.
       if (signal.aborted) this.checkAlive(client);
       throw new Error(`MCP server '${this.options.name}': ${this.describe(error)}`);
@@ -130,10 +157,15 @@ export class McpConnection {
   private async connect(): Promise<void> {
     if (this.stopped.signal.aborted) return;
     this.setState({ state: "connecting" });
-    const transport = this.createTransport();
-    const client = new Client({ name: "holdfast", version: VERSION });
+    const sdk = await loadSdk();
+    if (this.stopped.signal.aborted) return;
+    this.sdk = sdk;
+    const transport = this.createTransport(sdk);
+    const client = new sdk.Client({ name: "holdfast", version: VERSION });
     client.onclose = () => this.lost(client, new Error("the connection closed"));
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client));
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () =>
+      this.refresh(client),
+    );
     this.transport = transport;
     this.client = client;
     try {
@@ -196,15 +228,15 @@ export class McpConnection {
     }
   }
 
-  private createTransport(): Transport {
+  private createTransport(sdk: McpSdk): Transport {
     const { config } = this.options;
     if (config.url) {
-      return new StreamableHTTPClientTransport(new URL(config.url), {
+      return new sdk.StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: config.headers ?? {} },
       });
     }
     this.stderrTail = "";
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: config.command ?? "",
       args: config.args ?? [],
       ...(config.env ? { env: config.env } : {}),
