@@ -12,6 +12,7 @@ import type { prefixStability } from "./prefix-stability.js";
 import type { recallCost } from "./recall.js";
 import type * as scenarios from "./scenarios.js";
 import type { BenchStore } from "./scenarios.js";
+import type { serveStartup } from "./serve-startup.js";
 import type { vectorSearch } from "./vector-search.js";
 
 interface BenchOptions {
@@ -147,6 +148,8 @@ async function runScenario(name: string, quick: boolean, target: BenchStore): Pr
       return scenarios.checkpointCost(n(2000), target);
     case "startup":
       return scenarios.startupProbe();
+    case "serve":
+      return (await import("./serve-startup.js")).serveStartup(quick ? 2 : 7);
     case "floor":
       return (await import("./commit-floor.js")).commitFloor(n(300), target);
     case "http":
@@ -200,6 +203,7 @@ function runAll(quick: boolean) {
     idleAgents: inChild<Of<typeof scenarios.idleAgents>>("idle", quick),
     checkpoint: inChild<Of<typeof scenarios.checkpointCost>>("checkpoint", quick),
     startupToFirstTurnMs: inChild<number>("startup", quick),
+    serveStartup: inChild<Awaited<ReturnType<typeof serveStartup>>>("serve", quick),
     floor: inChild<Awaited<ReturnType<typeof commitFloor>>>("floor", quick),
     http: inChild<Awaited<ReturnType<typeof httpTurns>>>("http", quick),
     fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
@@ -252,6 +256,12 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `${f(normal.checkpoint.p50Ms, 3)} / ${f(normal.checkpoint.p99Ms, 3)}`,
     ],
     ["start-up to first turn (ms)", f(r.startupToFirstTurnMs, 0)],
+    [
+      `holdfast serve to listening / to first turn over HTTP p50 ms (min; of ${r.serveStartup.starts})`,
+      `${f(r.serveStartup.listeningP50Ms, 0)} / ${f(r.serveStartup.firstTurnP50Ms, 0)} ` +
+        `(${f(r.serveStartup.firstTurnMinMs, 0)})`,
+    ],
+    ["holdfast serve RSS after its first turn (MB)", f(r.serveStartup.rssP50Mb, 0)],
     [
       `turn p50 / its ${r.floor.commitsPerTurn} commits alone p50 ms (ratio)`,
       `${f(r.floor.turnP50Ms)} / ${f(r.floor.floorP50Ms)} (${f(r.floor.ratio, 1)}x)`,
