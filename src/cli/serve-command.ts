@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { LOG_LEVELS, type LogLevel } from "../server/request-log.js";
+import { startSandboxProbe } from "../tools/sandbox/detect-sandbox.js";
 
 export interface ServeOptions {
   config?: string;
@@ -57,7 +58,10 @@ export function registerServeCommand(program: Command): void {
     .addOption(
       new Option("--log-level <level>", "request logs").choices(LOG_LEVELS).default("info"),
     )
-    .action(async (options: ServeOptions) =>
-      (await import("./serve-action.js")).serveAction(options),
-    );
+    .action(async (options: ServeOptions) => {
+      // The sandbox's probe runs bwrap while the server's modules load (it is wasted only if
+      // the config says `sandbox.mode: none`).
+      startSandboxProbe();
+      await (await import("./serve-action.js")).serveAction(options);
+    });
 }

@@ -1,8 +1,8 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { detectSandbox, findExecutable } from "./detect-sandbox.js";
+import { detectSandbox, findExecutable, startSandboxProbe } from "./detect-sandbox.js";
 import { describeSandbox } from "./sandbox.js";
 
 const bin = mkdtempSync(join(tmpdir(), "holdfast-fake-bin-"));
@@ -54,6 +54,20 @@ describe("detectSandbox", () => {
       ok: true,
       sandbox: { mode: "bwrap", bwrapPath: join(path, "bwrap"), hiddenPaths: ["/d"] },
     });
+  });
+
+  it("uses a probe started early once, then probes again", async () => {
+    // A bwrap that counts its runs, and fails from the second on.
+    const runs = join(bin, "runs");
+    writeFileSync(runs, "");
+    const path = fakeBwrap(`echo run >> ${runs}; [ "$(wc -l < ${runs})" -eq 1 ]`);
+    startSandboxProbe({ PATH: path });
+    const first = await detectSandbox("bwrap", { env: { PATH: path }, hiddenPaths: [] });
+    expect(first.ok).toBe(true);
+    expect(readFileSync(runs, "utf8")).toBe("run\n");
+    const second = await detectSandbox("bwrap", { env: { PATH: path }, hiddenPaths: [] });
+    expect(second.ok).toBe(false);
+    expect(readFileSync(runs, "utf8")).toBe("run\nrun\n");
   });
 });
 

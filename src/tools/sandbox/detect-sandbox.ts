@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { accessSync, constants, mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 import { bwrapArguments } from "./bwrap-args.js";
@@ -27,11 +27,28 @@ export async function detectSandbox(
   if (mode === "none") return { ok: true, sandbox: { mode: "none" } };
   const bwrapPath = findExecutable("bwrap", options.env.PATH ?? "");
   if (bwrapPath === null) return { ok: false, reason: noSandboxReason("bwrap is not on PATH") };
-  const failed = await probeBwrap(bwrapPath);
+  const early = earlyProbes.get(bwrapPath);
+  earlyProbes.delete(bwrapPath);
+  const failed = await (early ?? probeBwrap(bwrapPath));
   if (failed !== null) {
     return { ok: false, reason: noSandboxReason(`${bwrapPath} failed its probe: ${failed}`) };
   }
   return { ok: true, sandbox: { mode: "bwrap", bwrapPath, hiddenPaths: options.hiddenPaths } };
+}
+
+/** Probes started before they were asked for, by bwrap binary; each is used once. */
+const earlyProbes = new Map<string, Promise<string | null>>();
+
+/**
+ * Starts probing the bwrap on PATH now, so that the next `detectSandbox` finds the answer
+ * ready: the probe is a process of its own (~40 ms here), and a server starts it before loading
+ * its modules, which then load meanwhile.
+ */
+export function startSandboxProbe(env: NodeJS.ProcessEnv = process.env): void {
+  const bwrapPath = findExecutable("bwrap", env.PATH ?? "");
+  if (bwrapPath !== null && !earlyProbes.has(bwrapPath)) {
+    earlyProbes.set(bwrapPath, probeBwrap(bwrapPath));
+  }
 }
 
 /** The first executable file called `name` in the directories of `path`, or `null`. */
@@ -51,7 +68,9 @@ export function findExecutable(name: string, path: string): string | null {
 
 /** Runs `true` in a sandbox over an empty workspace; `null` if it worked, else why not. */
 async function probeBwrap(bwrapPath: string): Promise<string | null> {
-  const workspace = await mkdtemp(join(tmpdir(), "holdfast-sandbox-probe-"));
+  // Synchronous up to the spawn: a probe started early runs while modules load, and no event
+  // loop turn comes before they have.
+  const workspace = mkdtempSync(join(tmpdir(), "holdfast-sandbox-probe-"));
   const env = { PATH: SAFE_PATH };
   const args = bwrapArguments({ workspaceRoot: workspace, network: false, hiddenPaths: [], env }, [
     "/bin/sh",
