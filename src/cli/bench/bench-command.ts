@@ -195,7 +195,13 @@ function runNormal(quick: boolean) {
 /** Every scenario on a `full` store (the default), then the committing ones on `normal`. */
 function runAll(quick: boolean) {
   return {
-    machine: { node: process.version, platform: process.platform, arch: process.arch },
+    machine: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      // npm's scripts pass `.npmrc`'s node-options (the young generation's cap) to every scenario.
+      nodeOptions: process.env.NODE_OPTIONS ?? "",
+    },
     sequential: inChild<Of<typeof scenarios.sequential>>("sequential", quick),
     concurrent100x20: inChild<Of<typeof scenarios.concurrent>>("concurrent100", quick),
     concurrent1000x5: inChild<Of<typeof scenarios.concurrent>>("concurrent1000", quick),
@@ -348,5 +354,7 @@ function printTable(r: ReturnType<typeof runAll>): void {
     ],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
+  const { node, nodeOptions } = r.machine;
+  console.log(`Node ${node}${nodeOptions ? `, NODE_OPTIONS=${nodeOptions}` : ", no NODE_OPTIONS"}`);
   for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);
 }
