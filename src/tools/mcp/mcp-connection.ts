@@ -157,7 +157,14 @@ export class McpConnection {
   private async connect(): Promise<void> {
     if (this.stopped.signal.aborted) return;
     this.setState({ state: "connecting" });
-    const sdk = await loadSdk();
+    let sdk: McpSdk;
+    try {
+      sdk = await loadSdk();
+    } catch (error) {
+      sdkLoading = undefined;
+      if (!this.stopped.signal.aborted) this.retryLater(`the MCP SDK did not load: ${error}`);
+      return;
+    }
     if (this.stopped.signal.aborted) return;
     this.sdk = sdk;
     const transport = this.createTransport(sdk);
@@ -186,7 +193,11 @@ export class McpConnection {
     if (this.client !== client || this.stopped.signal.aborted) return;
     this.client = null;
     void client.close().catch(() => {});
-    const reason = this.describe(error);
+    this.retryLater(this.describe(error));
+  }
+
+  /** Reports the failure, then connects again after the backoff. */
+  private retryLater(reason: string): void {
     const retryInMs = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
     this.setState({ state: "failed", reason, retryInMs });
