@@ -1,5 +1,5 @@
 // Each class from its own file: prom-client's index also loads its default metrics, cluster
-// aggregation and summaries (with t-digest), none used here: ~50 ms of a server's start-up.
+// aggregation and summaries (with t-digest), none used here: tens of ms of a server's start-up.
 import Counter from "prom-client/lib/counter.js";
 import Gauge from "prom-client/lib/gauge.js";
 import Histogram from "prom-client/lib/histogram.js";

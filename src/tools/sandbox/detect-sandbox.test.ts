@@ -56,6 +56,26 @@ describe("detectSandbox", () => {
     });
   });
 
+  it("leaves no unhandled failure when a probe started early is never asked for", async () => {
+    const own = mkdtempSync(join(tmpdir(), "holdfast-fake-bin-"));
+    writeFileSync(join(own, "bwrap"), "#!/bin/sh\nexit 0\n");
+    chmodSync(join(own, "bwrap"), 0o755);
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = join(own, "missing"); // the probe cannot make its workspace
+    try {
+      startSandboxProbe({ PATH: own });
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    }
+    // A rejection nobody handles would fail this file; asking now gets the failure itself.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect(detectSandbox("bwrap", { env: { PATH: own }, hiddenPaths: [] })).rejects.toThrow(
+      /ENOENT/,
+    );
+    rmSync(own, { recursive: true, force: true });
+  });
+
   it("uses a probe started early once, then probes again", async () => {
     // A bwrap that counts its runs, and fails from the second on.
     const runs = join(bin, "runs");

@@ -46,9 +46,11 @@ const earlyProbes = new Map<string, Promise<string | null>>();
  */
 export function startSandboxProbe(env: NodeJS.ProcessEnv = process.env): void {
   const bwrapPath = findExecutable("bwrap", env.PATH ?? "");
-  if (bwrapPath !== null && !earlyProbes.has(bwrapPath)) {
-    earlyProbes.set(bwrapPath, probeBwrap(bwrapPath));
-  }
+  if (bwrapPath === null || earlyProbes.has(bwrapPath)) return;
+  const probe = probeBwrap(bwrapPath);
+  // Nobody may ask (a config with `sandbox.mode: none`): its failure must not go unhandled.
+  probe.catch(() => {});
+  earlyProbes.set(bwrapPath, probe);
 }
 
 /** The first executable file called `name` in the directories of `path`, or `null`. */
