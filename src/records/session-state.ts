@@ -99,9 +99,15 @@ export const PendingLearning = z.object({
 export type PendingLearning = z.infer<typeof PendingLearning>;
 
 export const SessionState = z.object({
-  // One literal of several values: a union of literals tried each in turn, and a state of
-  // the newest version failed six of them first, at every step's check.
-  version: z.literal([1, 2, 3, 4, 5, 6, SESSION_STATE_VERSION]),
+  version: z.union([
+    z.literal(1),
+    z.literal(2),
+    z.literal(3),
+    z.literal(4),
+    z.literal(5),
+    z.literal(6),
+    z.literal(SESSION_STATE_VERSION),
+  ]),
   session_id: z.string(),
   /**
    * idle: between turns · running: a turn is in progress · awaiting_approval · paused ·

@@ -120,7 +120,9 @@ function inChild<T>(
   pgUrl?: string,
 ): T {
   const bin = fileURLToPath(new URL("../../../bin/holdfast.js", import.meta.url));
-  const args = ["--expose-gc", bin, "bench", "--scenario", name, "--durability", durability];
+  // Each scenario runs with the bench's own Node flags (`npm run bench`: the young generation's cap).
+  const flags = [...new Set([...process.execArgv, "--expose-gc"])];
+  const args = [...flags, bin, "bench", "--scenario", name, "--durability", durability];
   if (quick) args.push("--quick");
   if (pgUrl) args.push("--pg-url", pgUrl);
   return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8" })) as T;
@@ -199,8 +201,8 @@ function runAll(quick: boolean) {
       node: process.version,
       platform: process.platform,
       arch: process.arch,
-      // npm's scripts pass `.npmrc`'s node-options (the young generation's cap) to every scenario.
-      nodeOptions: process.env.NODE_OPTIONS ?? "",
+      // Every scenario's process runs with these (inChild passes them on).
+      nodeFlags: process.execArgv.join(" "),
     },
     sequential: inChild<Of<typeof scenarios.sequential>>("sequential", quick),
     concurrent100x20: inChild<Of<typeof scenarios.concurrent>>("concurrent100", quick),
@@ -354,7 +356,7 @@ function printTable(r: ReturnType<typeof runAll>): void {
     ],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
-  const { node, nodeOptions } = r.machine;
-  console.log(`Node ${node}${nodeOptions ? `, NODE_OPTIONS=${nodeOptions}` : ", no NODE_OPTIONS"}`);
+  const { node, nodeFlags } = r.machine;
+  console.log(`Node ${node}, flags: ${nodeFlags || "none"}`);
   for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);
 }

@@ -43,7 +43,8 @@ async function startOnce(): Promise<ServeStart> {
   const bin = fileURLToPath(new URL("../../../bin/holdfast.js", import.meta.url));
   const args = [bin, "serve", "--data-dir", join(dir, "data"), "--port", "0"];
   const started = performance.now();
-  const server = spawn(process.execPath, [...args, "--log-level", "error"], {
+  // With the bench's own Node flags, as `npm start` gives the server the same cap.
+  const server = spawn(process.execPath, [...process.execArgv, ...args, "--log-level", "error"], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "", HOME: dir },
     stdio: ["ignore", "pipe", "pipe"],
@@ -65,26 +66,40 @@ async function startOnce(): Promise<ServeStart> {
     const firstTurnMs = performance.now() - started;
     return { listeningMs, firstTurnMs, rssMb: rssOf(server.pid) };
   } finally {
-    server.kill("SIGTERM");
-    await new Promise((resolve) => server.once("exit", resolve));
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      server.kill("SIGTERM");
+      await exited;
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** How long a server may take to listen before the scenario gives up on it. */
+const LISTEN_TIMEOUT_MS = 60_000;
 
 /** The address in the server's "listening on http://…" line. */
 function listeningUrl(stdout: NodeJS.ReadableStream): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = "";
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not listen within ${LISTEN_TIMEOUT_MS} ms:\n${seen}`)),
+      LISTEN_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer) => {
       seen += chunk.toString("utf8");
       const match = /listening on (http:\/\/\S+)/.exec(seen);
       if (!match?.[1]) return;
+      clearTimeout(timer);
       stdout.off("data", onData);
       stdout.resume();
       resolve(match[1]);
     };
     stdout.on("data", onData);
-    stdout.once("end", () => reject(new Error(`the server exited before listening:\n${seen}`)));
+    stdout.once("end", () => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited before listening:\n${seen}`));
+    });
   });
 }
 
