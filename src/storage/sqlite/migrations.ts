@@ -260,36 +260,44 @@ export const MIGRATIONS: readonly string[] = [
 ];
 
 /**
- * Brings the database to the latest schema version, one transaction per migration. Running it
- * again does nothing; a database written by a newer Holdfast (a version we do not know) is
- * refused rather than guessed at.
+ * Brings the database to the latest schema version in one transaction: an upgrade lands whole
+ * or not at all, and a new database pays for one commit (one flush) rather than one per
+ * migration (24 → 11 ms to create the schema here). Running it again does nothing; a database
+ * written by a newer Holdfast (a version we do not know) is refused rather than guessed at.
  */
 export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRATIONS): number {
   registerOwnedTerms(db);
-  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY) STRICT");
   const current = (): number => {
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'");
+    if (table.get() === undefined) return 0;
     const row = db.prepare("SELECT max(version) AS version FROM schema_migrations").get();
     return typeof row?.version === "number" ? row.version : 0;
   };
-  const found = current();
-  if (found > migrations.length) {
-    throw new Error(
-      `the database has schema version ${found}; this Holdfast knows up to ${migrations.length}`,
-    );
-  }
-  for (let version = found + 1; version <= migrations.length; version++) {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      // Another process may have migrated between our read and our lock.
-      if (current() < version) {
-        db.exec(migrations[version - 1] ?? "");
-        db.prepare("INSERT INTO schema_migrations (version) VALUES (?)").run(version);
-      }
-      db.exec("COMMIT");
-    } catch (error) {
-      db.exec("ROLLBACK");
-      throw error;
+  const refuseNewer = (found: number) => {
+    if (found > migrations.length) {
+      throw new Error(
+        `the database has schema version ${found}; this Holdfast knows up to ${migrations.length}`,
+      );
     }
+  };
+  const found = current();
+  refuseNewer(found);
+  if (found === migrations.length) return found;
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY) STRICT");
+    // Another process may have migrated between our read and our lock.
+    const locked = current();
+    refuseNewer(locked);
+    const record = db.prepare("INSERT INTO schema_migrations (version) VALUES (?)");
+    for (let version = locked + 1; version <= migrations.length; version++) {
+      db.exec(migrations[version - 1] ?? "");
+      record.run(version);
+    }
+    db.exec("COMMIT");
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
   }
   return migrations.length;
 }
