@@ -39,4 +39,13 @@ describe("timeOrderedIds", () => {
       { numRuns: 50 },
     );
   });
+
+  it("draws every id's 62 random bits afresh, across refills of its block of randomness", () => {
+    const ids = timeOrderedIds(() => 1_795_000_000_000);
+    // 8 bytes an id, 4,096 a block: 2,000 ids read the OS's generator four times.
+    const tails = Array.from({ length: 2000 }, () => ids.next("run").slice(-16));
+    expect(new Set(tails).size).toBe(tails.length);
+    const digits = new Set(tails.flatMap((tail) => [...tail.slice(5)]));
+    expect(digits.size).toBe(16);
+  });
 });

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, randomFillSync } from "node:crypto";
+import { closeSync, openSync, readSync } from "node:fs";
 
 /** Makes ids like Letta's (`message-…`, `agent-…`). Injected so simulations get stable ids. */
 export interface IdSource {
@@ -39,8 +40,7 @@ export function timeOrderedIds(now: () => number = Date.now): IdSource {
       }
       lastMs = ms;
       const time = ms.toString(16).padStart(12, "0");
-      // randomUUID's last 16 digits: its variant bits, then random ones.
-      const variantAndRandom = randomUUID().slice(19);
+      const variantAndRandom = variantAndRandomDigits();
       const sequence = counter.toString(16).padStart(3, "0");
       return flat(
         `${prefix}-${time.slice(0, 8)}-${time.slice(8)}-7${sequence}-${variantAndRandom}`,
@@ -50,6 +50,50 @@ export function timeOrderedIds(now: () => number = Date.now): IdSource {
 }
 
 const MAX_COUNTER = 0xfff;
+
+/** A UUID's last 16 digits ("vxxx-xxxxxxxxxxxx"): the variant bits (10), then 62 random bits. */
+function variantAndRandomDigits(): string {
+  const bytes = randomBytes(8);
+  bytes[0] = ((bytes[0] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 4)}-${hex.slice(4)}`;
+}
+
+/**
+ * Random bytes from the operating system's generator, read from /dev/urandom a block at a
+ * time (as node:crypto's `randomUUID` keeps a block of its own). Not node:crypto itself:
+ * loading it (with Node's streams) took 9–13 ms of a process's start here, before its first
+ * id. Where there is no /dev/urandom (Windows), node:crypto fills the block.
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function randomBytes(count: number): Buffer {
+  if (poolOffset + count > POOL_BYTES) {
+    refill(pool);
+    poolOffset = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + count));
+  poolOffset += count;
+  return bytes;
+}
+
+function refill(block: Buffer): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync("/dev/urandom", "r");
+    for (let filled = 0; filled < block.length; ) {
+      const read = readSync(fd, block, filled, block.length - filled, null);
+      if (read === 0) throw new Error("/dev/urandom ended");
+      filled += read;
+    }
+  } catch {
+    randomFillSync(block);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /** Ids for a running server: unique, and in the order they were made. */
 export const productionIds: IdSource = timeOrderedIds();
