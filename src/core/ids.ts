@@ -1,4 +1,3 @@
-import { createHash, randomFillSync } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 
 /** Makes ids like Letta's (`message-…`, `agent-…`). Injected so simulations get stable ids. */
@@ -7,8 +6,8 @@ export interface IdSource {
 }
 
 /**
- * The text as one flat string. `randomUUID` builds its text from some twenty pieces, and V8
- * keeps such a string as the chain of pieces (about 600 bytes) until something flattens it;
+ * The text as one flat string. An id is built from some ten pieces, and V8 keeps such a
+ * string as the chain of pieces (hundreds of bytes) until something flattens it;
  * ids are kept by every activation, message and run in memory, so they are copied flat once.
  * Ids are ASCII, which latin1 copies exactly.
  */
@@ -65,6 +64,7 @@ function variantAndRandomDigits(): string {
  * loading it (with Node's streams) took 9–13 ms of a process's start here, before its first
  * id. Where there is no /dev/urandom (Windows), node:crypto fills the block.
  */
+
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let poolOffset = POOL_BYTES;
@@ -89,11 +89,14 @@ function refill(block: Buffer): void {
       filled += read;
     }
   } catch {
-    randomFillSync(block);
+    nodeCrypto().randomFillSync(block);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
 }
+
+/** node:crypto, loaded when first needed (see `randomBytes`). */
+const nodeCrypto = () => process.getBuiltinModule("node:crypto");
 
 /** Ids for a running server: unique, and in the order they were made. */
 export const productionIds: IdSource = timeOrderedIds();
@@ -115,6 +118,6 @@ export function sequentialIds(): IdSource {
  * keyed by it (a sub-agent for one spawn call) is made once however often a step is retried.
  */
 export function derivedId(prefix: string, ...parts: string[]): string {
-  const hex = createHash("sha256").update(parts.join("\u0000")).digest("hex");
+  const hex = nodeCrypto().createHash("sha256").update(parts.join("\u0000")).digest("hex");
   return `${prefix}-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }

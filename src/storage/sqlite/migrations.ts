@@ -296,7 +296,9 @@ export function migrate(db: DatabaseSync, migrations: readonly string[] = MIGRAT
     }
     db.exec("COMMIT");
   } catch (error) {
-    db.exec("ROLLBACK");
+    // SQLite rolls back by itself on some errors (a full disk, an I/O error); a ROLLBACK then
+    // would fail and hide the error that matters.
+    if (db.isTransaction) db.exec("ROLLBACK");
     throw error;
   }
   return migrations.length;

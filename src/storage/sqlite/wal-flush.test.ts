@@ -111,4 +111,43 @@ describe("WalFlusher", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("closes the WAL's descriptor once, after the sync in flight, and opens it for no sync after", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "holdfast-wal-"));
+    const path = join(dir, "store.db");
+    const db = new DatabaseSync(path);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("CREATE TABLE t (n INTEGER)");
+    const write = () => db.exec("INSERT INTO t (n) VALUES (1)");
+    const walHandles = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
+        } catch {
+          return false;
+        }
+      }).length;
+    try {
+      const sqliteOwn = walHandles();
+      const flusher = new WalFlusher(db, `${path}-wal`);
+      write();
+      await flusher.flush();
+      write();
+      const closing = flusher.close();
+      write(); // committed while the store closes: its flush may sync or be refused
+      const late = flusher.flush().then(
+        () => "synced",
+        (error: unknown) => String(error),
+      );
+      await closing;
+      expect(await late).toMatch(/synced|closed/);
+      expect(walHandles()).toBe(sqliteOwn);
+      write();
+      await expect(flusher.flush()).rejects.toThrow(/closed/);
+      expect(walHandles()).toBe(sqliteOwn);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

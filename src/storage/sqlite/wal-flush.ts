@@ -9,27 +9,43 @@ export type SyncFile = () => Promise<void>;
  * two more trips to the thread pool per acknowledgement. SQLite deletes the WAL only when its
  * connection closes, so the descriptor names the live file for as long as the store is open.
  * After a failed sync the descriptor is dropped and the next sync opens the file again. Through
- * node:fs's callbacks, not node:fs/promises: loading that took ~4 ms of the first turn.
+ * node:fs's callbacks, not node:fs/promises: loading that took ~4 ms of the first turn. A raw
+ * descriptor has none of a FileHandle's guards, so: `close` waits for the sync in flight (a
+ * descriptor closed under it could be reused by another file, and that file synced instead),
+ * a descriptor is closed once, by whoever drops it, and no sync opens the file after `close`.
  */
 class HeldOpenWal {
   private fd: Promise<number> | null = null;
+  private inFlight: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly path: string) {}
 
-  readonly sync = async (): Promise<void> => {
+  readonly sync = (): Promise<void> => {
+    if (this.closed) return Promise.reject(new Error("the store is closed"));
+    const done = this.syncOpenFile();
+    this.inFlight = done.catch(() => undefined);
+    return done;
+  };
+
+  private async syncOpenFile(): Promise<void> {
     this.fd ??= settled<number>((done) => open(this.path, "r+", done));
     const fd = this.fd;
     try {
       const descriptor = await fd;
       await settled<void>((done) => fdatasync(descriptor, done));
     } catch (error) {
-      if (this.fd === fd) this.fd = null;
-      await closeQuietly(fd);
+      if (this.fd === fd) {
+        this.fd = null;
+        await closeQuietly(fd);
+      }
       throw error;
     }
-  };
+  }
 
   readonly close = async (): Promise<void> => {
+    this.closed = true;
+    await this.inFlight;
     const fd = this.fd;
     this.fd = null;
     if (fd !== null) await closeQuietly(fd);
