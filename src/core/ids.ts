@@ -64,7 +64,6 @@ function variantAndRandomDigits(): string {
  * loading it (with Node's streams) took 9–13 ms of a process's start here, before its first
  * id. Where there is no /dev/urandom (Windows), node:crypto fills the block.
  */
-
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let poolOffset = POOL_BYTES;
