@@ -37,7 +37,10 @@ export type ToolRule = z.infer<typeof ToolRule>;
 export function uniqueToolRules(rules: readonly ToolRule[]): ToolRule[] {
   const seen = new Set<string>();
   return rules.filter((rule) => {
-    const key = JSON.stringify(Object.entries(rule).sort(([a], [b]) => a.localeCompare(b)));
+    // Code-unit order: `localeCompare` depends on the locale and loads ICU's collation data.
+    const key = JSON.stringify(
+      Object.entries(rule).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
