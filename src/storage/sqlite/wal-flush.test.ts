@@ -79,57 +79,24 @@ describe("WalFlusher", () => {
     expect(flusher.dirty).toBe(false);
   });
 
-  it("syncs a real WAL through one handle, closed with the flusher", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "holdfast-wal-"));
-    const path = join(dir, "store.db");
-    const db = new DatabaseSync(path);
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("CREATE TABLE t (n INTEGER)");
-    const walHandles = () =>
-      readdirSync("/proc/self/fd").filter((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
-        } catch {
-          return false; // the directory's own descriptor, gone once listed
-        }
-      }).length;
-    try {
+  it("syncs a real WAL through one handle, closed with the flusher", () =>
+    withRealWal(async ({ flusher, write, walHandles }) => {
       const sqliteOwn = walHandles();
-      const flusher = new WalFlusher(db, `${path}-wal`);
       for (let i = 0; i < 3; i += 1) {
-        db.exec("INSERT INTO t (n) VALUES (1)");
+        write();
         await flusher.flush();
       }
       expect(flusher.syncs).toBe(3);
       expect(walHandles()).toBe(sqliteOwn + 1);
-      db.exec("INSERT INTO t (n) VALUES (1)");
+      write();
       await flusher.close();
       expect(flusher.syncs).toBe(4);
       expect(walHandles()).toBe(sqliteOwn);
-    } finally {
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it("closes the WAL's descriptor once, after the sync in flight, and opens it for no sync after", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "holdfast-wal-"));
-    const path = join(dir, "store.db");
-    const db = new DatabaseSync(path);
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("CREATE TABLE t (n INTEGER)");
-    const write = () => db.exec("INSERT INTO t (n) VALUES (1)");
-    const walHandles = () =>
-      readdirSync("/proc/self/fd").filter((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
-        } catch {
-          return false;
-        }
-      }).length;
-    try {
+  it("closes the WAL's descriptor once, after the sync in flight, and opens it for no sync after", () =>
+    withRealWal(async ({ flusher, write, walHandles }) => {
       const sqliteOwn = walHandles();
-      const flusher = new WalFlusher(db, `${path}-wal`);
       write();
       await flusher.flush();
       write();
@@ -145,9 +112,36 @@ describe("WalFlusher", () => {
       write();
       await expect(flusher.flush()).rejects.toThrow(/closed/);
       expect(walHandles()).toBe(sqliteOwn);
-    } finally {
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
+
+/** A WAL database on disk with its flusher, and how many descriptors name its WAL file. */
+async function withRealWal(
+  test: (rig: {
+    flusher: WalFlusher;
+    write: () => void;
+    walHandles: () => number;
+  }) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "holdfast-wal-"));
+  const path = join(dir, "store.db");
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("CREATE TABLE t (n INTEGER)");
+  const walHandles = () =>
+    readdirSync("/proc/self/fd").filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
+      } catch {
+        return false; // the directory's own descriptor, gone once listed
+      }
+    }).length;
+  try {
+    // The flusher opens the WAL at its first sync: until then only SQLite's descriptors name it.
+    const flusher = new WalFlusher(db, `${path}-wal`);
+    await test({ flusher, write: () => db.exec("INSERT INTO t (n) VALUES (1)"), walHandles });
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
