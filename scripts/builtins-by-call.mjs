@@ -14,8 +14,9 @@ export const BUILTIN_IMPORT = /^import (.+?) from "([^"./][^"]*)";$/gm;
 
 /**
  * Built-ins that no command needs to start (a shell, a worker, a DNS look-up, a prompt, a hash,
- * a file tool's promises): each took 2–13 ms to load. Their functions and classes are loaded at first call (or `new`); a
- * whole-module import, or an object it exports, is a proxy that loads at its first property read.
+ * a file tool's promises): each took 2–13 ms to load. Their functions and classes are loaded at
+ * first call (or `new`); a whole-module import, or an object it exports, is a proxy that loads
+ * at its first property read.
  */
 const LOADED_AT_FIRST_USE = new Set([
   "node:child_process",
