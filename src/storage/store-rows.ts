@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { HoldfastError, ValidationError } from "../core/errors.js";
+import { isExactly } from "../core/exact-check.js";
 import { fieldErrorsFromZod } from "../core/field-errors.js";
 import { safeParseTiered } from "../core/tiered-parse.js";
 import { AgentRecord, RunRecord } from "../records/agent-record.js";
@@ -36,6 +37,19 @@ export function parseInput<S extends z.ZodType>(
   return result.data;
 }
 
+/**
+ * `parseInput` for the records of a step, which the store writes and lets go of at once: a
+ * value that already is what the parse would return is used as it is (`core/exact-check.ts`)
+ * rather than copied.
+ */
+function parseStepInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  at: readonly PropertyKey[],
+): z.output<S> {
+  return isExactly(schema, value) ? (value as z.output<S>) : parseInput(schema, value, at);
+}
+
 /** Parses a stored JSON row, or throws a CorruptRowError. */
 export function decodeRow<S extends z.ZodType>(schema: S, json: string, what: string): z.output<S> {
   let value: unknown;
@@ -53,6 +67,8 @@ export function checkRow<S extends z.ZodType>(
   value: unknown,
   what: string,
 ): z.output<S> {
+  // A row just parsed from JSON is nobody else's: when it is exactly valid, it is the result.
+  if (isExactly(schema, value)) return value as z.output<S>;
   const result = safeParseTiered(schema, value);
   if (!result.success) {
     throw new CorruptRowError(`stored ${what} is invalid: ${result.error.message}`, {
@@ -99,14 +115,14 @@ export function validateNewAgent(created: NewAgent): NewAgent {
  * the session and the run; message and passage ids distinct; the run the step's agent's.
  */
 export function validateStep(step: StepCommit): StepCommit {
-  const messages = step.messages.map((m, i) => parseInput(AgentMessage, m, ["messages", i]));
+  const messages = step.messages.map((m, i) => parseStepInput(AgentMessage, m, ["messages", i]));
   const blocks = step.memory.blocks.map((b, i) =>
-    parseInput(CoreBlock, b, ["memory", "blocks", i]),
+    parseStepInput(CoreBlock, b, ["memory", "blocks", i]),
   );
   const passages = step.memory.passages.map((p, i) =>
-    parseInput(Passage, p, ["memory", "passages", i]),
+    parseStepInput(Passage, p, ["memory", "passages", i]),
   );
-  const state = parseInput(SessionState, step.state, ["state"]);
+  const state = parseStepInput(SessionState, step.state, ["state"]);
   rejectDuplicates(
     messages.map((message) => message.id),
     "message id",
@@ -124,7 +140,7 @@ export function validateStep(step: StepCommit): StepCommit {
     memory: { blocks, passages, ...(step.memory.bases ? { bases: step.memory.bases } : {}) },
   };
   if (step.run !== undefined) {
-    const run = parseInput(RunRecord, step.run, ["run"]);
+    const run = parseStepInput(RunRecord, step.run, ["run"]);
     if (run.agent_id !== step.agentId) {
       throw new ValidationError("the run belongs to another agent", [
         { path: "run.agent_id", message: `expected '${step.agentId}', got '${run.agent_id}'` },
@@ -135,18 +151,18 @@ export function validateStep(step: StepCommit): StepCommit {
   if (step.steps !== undefined) validated.steps = validateStepRecords(step.agentId, step.steps);
   if (step.stepUpdates !== undefined) {
     validated.stepUpdates = step.stepUpdates.map((update, i) =>
-      parseInput(StepUpdate, update, ["stepUpdates", i]),
+      parseStepInput(StepUpdate, update, ["stepUpdates", i]),
     );
   }
   if (step.journal !== undefined) {
-    validated.journal = step.journal.map((e, i) => parseInput(JournalEntry, e, ["journal", i]));
+    validated.journal = step.journal.map((e, i) => parseStepInput(JournalEntry, e, ["journal", i]));
   }
   return validated;
 }
 
 /** A commit's step records: each valid, each the committing agent's, ids distinct. */
 function validateStepRecords(agentId: string, steps: readonly StepRecord[]): StepRecord[] {
-  const parsed = steps.map((record, i) => parseInput(StepRecord, record, ["steps", i]));
+  const parsed = steps.map((record, i) => parseStepInput(StepRecord, record, ["steps", i]));
   parsed.forEach((record, i) => {
     if (record.agent_id !== agentId) {
       throw new ValidationError("the step belongs to another agent", [

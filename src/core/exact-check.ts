@@ -1,0 +1,243 @@
+import type { z } from "zod";
+
+/**
+ * Whether a value already is what `schema.parse` would return for it: every key known and
+ * present, every value of its kind and within its checks. zod's parse builds a copy of every
+ * object and array it checks; the store checks each step's records that way before writing
+ * them, and those copies were ~40% of what a turn allocated (and what grew V8's young
+ * generation under load). A value this accepts can be used as it is.
+ *
+ * It answers `false` whenever it is not sure — a schema kind or a check it does not know (a
+ * refinement, a transform, a format other than a regex), a default to fill in, a key zod would
+ * strip — and the caller then parses with zod, which also gives the errors. A property test
+ * checks that it never accepts a value zod would reject or change.
+ */
+export function isExactly(schema: z.ZodType, value: unknown): boolean {
+  return checkOf(schema)(value);
+}
+
+type Check = (value: unknown) => boolean;
+
+// zod's definitions, as far as this reads them (zod 4's `_zod.def`).
+interface Def {
+  type: string;
+  checks?: { _zod: { def: CheckDef } }[];
+  format?: string;
+  coerce?: boolean;
+  shape?: Record<string, z.ZodType>;
+  catchall?: z.ZodType;
+  element?: z.ZodType;
+  keyType?: z.ZodType;
+  valueType?: z.ZodType;
+  innerType?: z.ZodType;
+  options?: z.ZodType[];
+  discriminator?: string;
+  values?: unknown[];
+  entries?: Record<string, unknown>;
+}
+
+interface CheckDef {
+  check: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  length?: number;
+  value?: number;
+  inclusive?: boolean;
+  pattern?: RegExp;
+}
+
+const NOT_SURE: Check = () => false;
+const checks = new WeakMap<z.ZodType, Check>();
+
+function checkOf(schema: z.ZodType): Check {
+  let check = checks.get(schema);
+  if (check === undefined) {
+    // Set first: a schema that contains itself (through z.lazy) is not supported anyway.
+    checks.set(schema, NOT_SURE);
+    check = build(defOf(schema));
+    checks.set(schema, check);
+  }
+  return check;
+}
+
+function defOf(schema: z.ZodType): Def {
+  return (schema as unknown as { _zod: { def: Def } })._zod.def;
+}
+
+function build(def: Def): Check {
+  if (def.coerce) return NOT_SURE;
+  switch (def.type) {
+    case "string":
+      return def.format === undefined ? withChecks(def, (v) => typeof v === "string") : NOT_SURE;
+    case "number":
+      return numberCheck(def);
+    case "boolean":
+      return withChecks(def, (v) => typeof v === "boolean");
+    case "null":
+      return (v) => v === null;
+    case "unknown":
+    case "any":
+      return () => true;
+    case "literal": {
+      const values = def.values ?? [];
+      return (v) => values.includes(v);
+    }
+    case "enum": {
+      const values = Object.values(def.entries ?? {});
+      return (v) => values.includes(v);
+    }
+    case "nullable": {
+      const check = checkOf(def.innerType as z.ZodType);
+      return (v) => v === null || check(v);
+    }
+    case "optional":
+    case "default": {
+      // Present values only: an absent key is the object's to judge (see objectCheck).
+      const check = checkOf(def.innerType as z.ZodType);
+      return (v) => v !== undefined && check(v);
+    }
+    case "array":
+      return arrayCheck(def);
+    case "object":
+      return objectCheck(def);
+    case "record":
+      return recordCheck(def);
+    case "union":
+      return unionCheck(def);
+    default:
+      return NOT_SURE;
+  }
+}
+
+/** A kind's own test, then its checks; a check this does not know makes it `NOT_SURE`. */
+function withChecks(def: Def, kind: Check): Check {
+  const tests: Check[] = [kind];
+  for (const check of def.checks ?? []) {
+    const test = checkTest(check._zod.def);
+    if (test === null) return NOT_SURE;
+    tests.push(test);
+  }
+  return tests.length === 1 ? kind : (v) => tests.every((test) => test(v));
+}
+
+function checkTest(check: CheckDef): Check | null {
+  const { minimum = 0, maximum = 0, length = 0, value = 0, pattern } = check;
+  const size = (v: unknown) => (v as { length: number }).length;
+  switch (check.check) {
+    case "min_length":
+      return (v) => size(v) >= minimum;
+    case "max_length":
+      return (v) => size(v) <= maximum;
+    case "length_equals":
+      return (v) => size(v) === length;
+    case "greater_than":
+      return check.inclusive ? (v) => (v as number) >= value : (v) => (v as number) > value;
+    case "less_than":
+      return check.inclusive ? (v) => (v as number) <= value : (v) => (v as number) < value;
+    case "number_format":
+      return integerTest(check.format);
+    case "string_format":
+      if (check.format !== "regex" || pattern === undefined) return null;
+      return (v) => {
+        pattern.lastIndex = 0;
+        return pattern.test(v as string);
+      };
+    default:
+      return null;
+  }
+}
+
+function integerTest(format: string | undefined): Check | null {
+  if (format === "safeint") return (v) => Number.isSafeInteger(v);
+  if (format === "int32")
+    return (v) => Number.isInteger(v) && (v as number) >= -(2 ** 31) && (v as number) < 2 ** 31;
+  return null;
+}
+
+function numberCheck(def: Def): Check {
+  const finite: Check = (v) => typeof v === "number" && Number.isFinite(v);
+  if (def.format === undefined) return withChecks(def, finite);
+  const format = integerTest(def.format);
+  if (format === null) return NOT_SURE;
+  const rest = withChecks({ ...def, format: undefined }, finite);
+  return (v) => rest(v) && format(v);
+}
+
+function arrayCheck(def: Def): Check {
+  const element = checkOf(def.element as z.ZodType);
+  // Keys besides the indexes, holes or another prototype would not survive zod's copy.
+  const plainArray = (v: unknown): v is unknown[] =>
+    Array.isArray(v) &&
+    Object.getPrototypeOf(v) === Array.prototype &&
+    Object.keys(v).length === v.length;
+  return withChecks(def, (v) => plainArray(v) && v.every((item) => element(item)));
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  // zod's copy is an ordinary object: one without Object's prototype would come out different.
+  return Object.getPrototypeOf(v) === Object.prototype;
+}
+
+function objectCheck(def: Def): Check {
+  // A catch-all (strict or loose objects) changes what happens to other keys: not handled.
+  if (def.catchall !== undefined || def.checks?.length) return NOT_SURE;
+  const fields = Object.entries(def.shape ?? {}).map(([key, schema]) => ({
+    key,
+    check: checkOf(schema),
+    // Absent, an optional field stays absent in zod's output; a default would be filled in.
+    mayBeAbsent: defOf(schema).type === "optional",
+  }));
+  const known = new Set(fields.map((field) => field.key));
+  return (v) => {
+    if (!isPlainObject(v)) return false;
+    for (const key in v) if (!known.has(key)) return false;
+    for (const { key, check, mayBeAbsent } of fields) {
+      if (!Object.hasOwn(v, key)) {
+        if (!mayBeAbsent) return false;
+      } else if (!check(v[key])) return false;
+    }
+    return true;
+  };
+}
+
+function recordCheck(def: Def): Check {
+  const key = defOf(def.keyType as z.ZodType);
+  if (
+    key.type !== "string" ||
+    key.format !== undefined ||
+    key.checks?.length ||
+    def.checks?.length
+  ) {
+    return NOT_SURE;
+  }
+  const value = checkOf(def.valueType as z.ZodType);
+  return (v) => isPlainObject(v) && Object.values(v).every((item) => value(item));
+}
+
+const SCALARS = new Set(["string", "number", "boolean", "null", "literal", "enum"]);
+
+function unionCheck(def: Def): Check {
+  const options = def.options ?? [];
+  if (def.checks?.length) return NOT_SURE;
+  const discriminator = def.discriminator;
+  if (discriminator !== undefined) {
+    // zod picks the option by the discriminator's value: so does this.
+    const byOption = options.map((option) => {
+      const shape = defOf(option).shape ?? {};
+      const tag = shape[discriminator];
+      return { tag: tag ? checkOf(tag) : NOT_SURE, check: checkOf(option) };
+    });
+    return (v) => {
+      if (!isPlainObject(v)) return false;
+      const chosen = byOption.find(({ tag }) => tag(v[discriminator]));
+      return chosen?.check(v) ?? false;
+    };
+  }
+  // zod returns the first option that parses; for scalars that is the value itself, whichever
+  // option it was. Options that copy (objects, arrays) could parse a value differently.
+  if (!options.every((option) => SCALARS.has(defOf(option).type))) return NOT_SURE;
+  const checksOfOptions = options.map(checkOf);
+  return (v) => checksOfOptions.some((check) => check(v));
+}
