@@ -174,5 +174,8 @@ describe("isExactly", () => {
     const plain = z.union([z.object({ a: z.string() }), z.object({ a: z.string(), b: z.int() })]);
     expect(isExactly(plain, { a: "x", b: 1 })).toBe(false);
     expect(isExactly(z.union([z.literal("x"), z.int()]), 3)).toBe(true);
+    // zod's first option that parses trims "x " to "x": the value would change.
+    expect(isExactly(z.union([z.string().trim(), z.literal("x ")]), "x ")).toBe(false);
+    expect(isExactly(z.record(z.string(), z.int()), JSON.parse('{"__proto__": 1}'))).toBe(false);
   });
 });

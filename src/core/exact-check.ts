@@ -176,8 +176,9 @@ function arrayCheck(def: Def): Check {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  // zod's copy is an ordinary object: one without Object's prototype would come out different.
-  return Object.getPrototypeOf(v) === Object.prototype;
+  // zod's copy is an ordinary object: one without Object's prototype would come out different,
+  // and an own `__proto__` key (JSON.parse makes one) is not copied as a key.
+  return Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, "__proto__");
 }
 
 function objectCheck(def: Def): Check {
@@ -235,9 +236,11 @@ function unionCheck(def: Def): Check {
       return chosen?.check(v) ?? false;
     };
   }
-  // zod returns the first option that parses; for scalars that is the value itself, whichever
-  // option it was. Options that copy (objects, arrays) could parse a value differently.
+  // zod returns the first option that parses; for scalars it is sure of that is the value
+  // itself, whichever option it was. Options that copy (objects, arrays) or change a value
+  // (`.trim()`) could parse it differently from the option this finds.
   if (!options.every((option) => SCALARS.has(defOf(option).type))) return NOT_SURE;
   const checksOfOptions = options.map(checkOf);
+  if (checksOfOptions.includes(NOT_SURE)) return NOT_SURE;
   return (v) => checksOfOptions.some((check) => check(v));
 }
