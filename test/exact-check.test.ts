@@ -146,6 +146,27 @@ describe("isExactly", () => {
         { a: "x" },
       ),
     ).toBe(false);
+    expect(
+      isExactly(
+        z.unknown().refine(() => false),
+        1,
+      ),
+    ).toBe(false);
+    expect(
+      isExactly(
+        z.enum(["a"]).refine(() => false),
+        "a",
+      ),
+    ).toBe(false);
+    expect(
+      isExactly(
+        z
+          .string()
+          .nullable()
+          .refine(() => false),
+        null,
+      ),
+    ).toBe(false);
     expect(isExactly(z.strictObject({ a: z.string() }), { a: "x" })).toBe(false);
     expect(
       isExactly(

@@ -65,8 +65,12 @@ function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
 }
 
+/** Kinds whose checks `withChecks` reads; any other kind with checks (a refinement) is not. */
+const KINDS_WITH_CHECKS = new Set(["string", "number", "boolean", "array"]);
+
 function build(def: Def): Check {
   if (def.coerce) return NOT_SURE;
+  if (def.checks?.length && !KINDS_WITH_CHECKS.has(def.type)) return NOT_SURE;
   switch (def.type) {
     case "string":
       return def.format === undefined ? withChecks(def, (v) => typeof v === "string") : NOT_SURE;
