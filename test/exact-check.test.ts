@@ -198,5 +198,29 @@ describe("isExactly", () => {
     // zod's first option that parses trims "x " to "x": the value would change.
     expect(isExactly(z.union([z.string().trim(), z.literal("x ")]), "x ")).toBe(false);
     expect(isExactly(z.record(z.string(), z.int()), JSON.parse('{"__proto__": 1}'))).toBe(false);
+    // A tag from an enum, and a tag that only the prototype has.
+    const byEnum = z.discriminatedUnion("kind", [
+      z.object({ kind: z.enum(["a", "b"]), n: z.int() }),
+      z.object({ kind: z.literal("c") }),
+    ]);
+    expect(isExactly(byEnum, { kind: "b", n: 1 })).toBe(true);
+    expect(isExactly(byEnum, { kind: "c" })).toBe(true);
+    expect(isExactly(byEnum, Object.create({ kind: "c" }))).toBe(false);
+  });
+
+  it("counts keys, not only fields: names on Object's prototype are not taken as present", () => {
+    const named = z.object({ a: z.string(), toString: z.unknown().optional() });
+    // `v.toString` is Object's: zod's output would have a `toString` key; the value has none.
+    expect(isExactly(named, { a: "x" })).toBe(false);
+    expect(isExactly(named, { a: "x", toString: 1 })).toBe(true);
+    expect(named.parse({ a: "x", toString: 1 })).toEqual({ a: "x", toString: 1 });
+    // As many keys as fields, one of them unknown.
+    expect(isExactly(z.object({ a: z.string(), b: z.int().optional() }), { a: "x", c: 1 })).toBe(
+      false,
+    );
+    // A field named `__proto__` would be read from the prototype: zod judges it.
+    expect(isExactly(z.object({ ["__proto__"]: z.unknown() }), JSON.parse('{"__proto__":1}'))).toBe(
+      false,
+    );
   });
 });
