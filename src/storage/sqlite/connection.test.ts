@@ -18,6 +18,7 @@ describe("SQLite durability (issue #16, decision 030)", () => {
       synchronous: "NORMAL",
       journalMode: "wal",
       walSynced: "before each acknowledgement",
+      checkpointAfterPages: 4000,
     });
     await store.flush();
     expect(store.flusher?.syncs).toBe(0);
@@ -40,6 +41,7 @@ describe("SQLite durability (issue #16, decision 030)", () => {
       synchronous: "NORMAL",
       journalMode: "wal",
       walSynced: "at checkpoints",
+      checkpointAfterPages: 1000,
     });
     expect(store.flusher).toBeNull();
     await store.createAgent(newAgent("agent-1"));
@@ -51,7 +53,10 @@ describe("SQLite durability (issue #16, decision 030)", () => {
     const path = join(dir, "reopened.db");
     await (await openSqliteStore(path, { durability: "normal" })).close();
     const store = await openSqliteStore(path);
-    expect(store.durabilityInForce().walSynced).toBe("before each acknowledgement");
+    expect(store.durabilityInForce()).toMatchObject({
+      walSynced: "before each acknowledgement",
+      checkpointAfterPages: 4000,
+    });
     await store.close();
   });
 });
