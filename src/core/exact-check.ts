@@ -264,18 +264,19 @@ function unionCheck(def: Def): Check {
   const discriminator = def.discriminator;
   if (discriminator !== undefined) {
     // zod picks the option by the discriminator's value: so does this.
+    const byTag = tagTable(options, discriminator);
+    if (byTag) {
+      return (v) => {
+        if (typeof v !== "object" || v === null) return false;
+        const option = byTag.get((v as Record<string, unknown>)[discriminator]);
+        return option !== undefined && checkOf(option)(v);
+      };
+    }
     const byOption = options.map((option) => {
       const shape = defOf(option).shape ?? {};
       const tag = shape[discriminator];
       return { tag: tag ? checkOf(tag) : NOT_SURE, check: checkOf(option) };
     });
-    const byTag = tagTable(options, discriminator);
-    if (byTag) {
-      return (v) => {
-        if (typeof v !== "object" || v === null) return false;
-        return byTag.get((v as Record<string, unknown>)[discriminator])?.(v) ?? false;
-      };
-    }
     return (v) => {
       if (!isPlainObject(v)) return false;
       const chosen = byOption.find(({ tag }) => tag(v[discriminator]));
@@ -294,10 +295,11 @@ function unionCheck(def: Def): Check {
 /**
  * Each tag value's option, when every option's tag is a literal or an enum (as in our records):
  * one lookup instead of trying the tags in turn. The option's own check then judges the whole
- * object, its tag included.
+ * object, its tag included; it is built when a value first has its tag (a turn's first
+ * messages use a few of the message types, and building a check compiles a function).
  */
-function tagTable(options: z.ZodType[], discriminator: string): Map<unknown, Check> | null {
-  const table = new Map<unknown, Check>();
+function tagTable(options: z.ZodType[], discriminator: string): Map<unknown, z.ZodType> | null {
+  const table = new Map<unknown, z.ZodType>();
   for (const option of options) {
     const tag = defOf(option).shape?.[discriminator];
     if (tag === undefined) return null;
@@ -311,7 +313,7 @@ function tagTable(options: z.ZodType[], discriminator: string): Map<unknown, Che
           : null;
     if (!values) return null;
     // zod takes the first option whose tag matches: so does this.
-    for (const value of values) if (!table.has(value)) table.set(value, checkOf(option));
+    for (const value of values) if (!table.has(value)) table.set(value, option);
   }
   return table;
 }
