@@ -271,8 +271,9 @@ function printTable(r: ReturnType<typeof runAll>): void {
     ],
     ["holdfast serve RSS after its first turn (MB)", f(r.serveStartup.rssP50Mb, 0)],
     [
-      `turn p50 / its ${r.floor.commitsPerTurn} commits alone p50 ms (ratio)`,
-      `${f(r.floor.turnP50Ms)} / ${f(r.floor.floorP50Ms)} (${f(r.floor.ratio, 1)}x)`,
+      `turn p50 / its ${r.floor.commitsPerTurn} commits alone p50 ms (ratio; their WAL sync alone)`,
+      `${f(r.floor.turnP50Ms)} / ${f(r.floor.floorP50Ms)} (${f(r.floor.ratio, 1)}x; ` +
+        `${f(r.floor.syncP50Ms)})`,
     ],
     [
       "turn p50 in-process / over HTTP with Letta's client in its own process ms " +
