@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { benchRuntime } from "../src/cli/bench/bench-setup.js";
 import { isExactly } from "../src/core/exact-check.js";
@@ -206,6 +206,19 @@ describe("isExactly", () => {
     expect(isExactly(byEnum, { kind: "b", n: 1 })).toBe(true);
     expect(isExactly(byEnum, { kind: "c" })).toBe(true);
     expect(isExactly(byEnum, Object.create({ kind: "c" }))).toBe(false);
+  });
+
+  it("leaves every object to zod where code cannot be made from strings", () => {
+    const schema = z.object({ a: z.string() });
+    vi.stubGlobal("Function", () => {
+      throw new EvalError("Code generation from strings disallowed for this context");
+    });
+    try {
+      expect(isExactly(schema, { a: "x" })).toBe(false);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(schema.parse({ a: "x" })).toEqual({ a: "x" });
   });
 
   it("counts keys, not only fields: names on Object's prototype are not taken as present", () => {
