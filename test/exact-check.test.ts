@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { benchRuntime } from "../src/cli/bench/bench-setup.js";
-import { isExactly } from "../src/core/exact-check.js";
+import { COMPILE_AFTER, isExactly, objectCheckForms } from "../src/core/exact-check.js";
 import { RunRecord } from "../src/records/agent-record.js";
 import { AgentMessage } from "../src/records/messages.js";
 import { JournalEntry } from "../src/records/run-journal.js";
@@ -77,12 +77,29 @@ const oddValue = fc.oneof(
   ),
 );
 
+const forms = new Map<z.ZodType, ReturnType<typeof objectCheckForms>>();
+
+/**
+ * `isExactly`, and for an object schema the same answer from both forms of its check (the
+ * interpreted one of its first checks and the compiled one after).
+ */
+function judged(schema: z.ZodType, value: unknown): boolean {
+  const verdict = isExactly(schema, value);
+  if (!forms.has(schema)) forms.set(schema, objectCheckForms(schema));
+  const both = forms.get(schema);
+  if (both) {
+    expect(both.interpreted(value)).toBe(verdict);
+    expect(both.compiled(value)).toBe(verdict);
+  }
+  return verdict;
+}
+
 describe("isExactly", () => {
   it("accepts what the engine commits, and zod's parse of it is the same value", async () => {
     const samples = samplesOf(await committedSteps());
     expect(samples.length).toBeGreaterThan(20);
     for (const { schema, value } of samples) {
-      expect(isExactly(schema, value)).toBe(true);
+      expect(judged(schema, value)).toBe(true);
       expect(schema.parse(value)).toStrictEqual(value);
     }
   });
@@ -111,7 +128,7 @@ describe("isExactly", () => {
           } catch {
             return; // an array's length set to a non-length: no such value can be sent
           }
-          if (isExactly(schema, altered)) {
+          if (judged(schema, altered)) {
             const parsed = schema.safeParse(altered);
             expect(parsed.success).toBe(true);
             expect(parsed.data).toStrictEqual(altered);
@@ -128,38 +145,38 @@ describe("isExactly", () => {
       b: z.int().min(0).optional(),
       c: z.string().default("x"),
     });
-    expect(isExactly(base, { a: "1", c: "y" })).toBe(true);
-    expect(isExactly(base, { a: "1", b: 2, c: "y" })).toBe(true);
-    expect(isExactly(base, { a: "1" })).toBe(false); // c's default would be filled in
-    expect(isExactly(base, { a: "1", b: undefined, c: "y" })).toBe(false);
-    expect(isExactly(base, { a: "1", c: "y", extra: 1 })).toBe(false); // zod strips it
-    expect(isExactly(base, { a: "1", b: 1.5, c: "y" })).toBe(false);
-    expect(isExactly(base, { a: "1", b: -1, c: "y" })).toBe(false);
-    expect(isExactly(z.number(), Number.POSITIVE_INFINITY)).toBe(false);
-    expect(isExactly(z.number(), Number.NaN)).toBe(false);
-    expect(isExactly(z.string().regex(/^a+$/g), "aaa")).toBe(true);
-    expect(isExactly(z.string().regex(/^a+$/g), "aaa")).toBe(true); // a global regex keeps no state
-    expect(isExactly(z.email(), "a@b.co")).toBe(false);
+    expect(judged(base, { a: "1", c: "y" })).toBe(true);
+    expect(judged(base, { a: "1", b: 2, c: "y" })).toBe(true);
+    expect(judged(base, { a: "1" })).toBe(false); // c's default would be filled in
+    expect(judged(base, { a: "1", b: undefined, c: "y" })).toBe(false);
+    expect(judged(base, { a: "1", c: "y", extra: 1 })).toBe(false); // zod strips it
+    expect(judged(base, { a: "1", b: 1.5, c: "y" })).toBe(false);
+    expect(judged(base, { a: "1", b: -1, c: "y" })).toBe(false);
+    expect(judged(z.number(), Number.POSITIVE_INFINITY)).toBe(false);
+    expect(judged(z.number(), Number.NaN)).toBe(false);
+    expect(judged(z.string().regex(/^a+$/g), "aaa")).toBe(true);
+    expect(judged(z.string().regex(/^a+$/g), "aaa")).toBe(true); // a global regex keeps no state
+    expect(judged(z.email(), "a@b.co")).toBe(false);
     expect(
-      isExactly(
+      judged(
         z.object({ a: z.string() }).refine(() => true),
         { a: "x" },
       ),
     ).toBe(false);
     expect(
-      isExactly(
+      judged(
         z.unknown().refine(() => false),
         1,
       ),
     ).toBe(false);
     expect(
-      isExactly(
+      judged(
         z.enum(["a"]).refine(() => false),
         "a",
       ),
     ).toBe(false);
     expect(
-      isExactly(
+      judged(
         z
           .string()
           .nullable()
@@ -167,15 +184,15 @@ describe("isExactly", () => {
         null,
       ),
     ).toBe(false);
-    expect(isExactly(z.strictObject({ a: z.string() }), { a: "x" })).toBe(false);
+    expect(judged(z.strictObject({ a: z.string() }), { a: "x" })).toBe(false);
     expect(
-      isExactly(
+      judged(
         z.string().transform((s) => s.length),
         "x",
       ),
     ).toBe(false);
     expect(
-      isExactly(
+      judged(
         z.object({ a: z.string() }),
         new (class {
           a = "x";
@@ -189,50 +206,61 @@ describe("isExactly", () => {
       z.object({ kind: z.literal("a"), n: z.int() }),
       z.object({ kind: z.literal("b"), s: z.string() }),
     ]);
-    expect(isExactly(tagged, { kind: "a", n: 1 })).toBe(true);
-    expect(isExactly(tagged, { kind: "b", n: 1 })).toBe(false);
-    expect(isExactly(tagged, { kind: "c" })).toBe(false);
+    expect(judged(tagged, { kind: "a", n: 1 })).toBe(true);
+    expect(judged(tagged, { kind: "b", n: 1 })).toBe(false);
+    expect(judged(tagged, { kind: "c" })).toBe(false);
     const plain = z.union([z.object({ a: z.string() }), z.object({ a: z.string(), b: z.int() })]);
-    expect(isExactly(plain, { a: "x", b: 1 })).toBe(false);
-    expect(isExactly(z.union([z.literal("x"), z.int()]), 3)).toBe(true);
+    expect(judged(plain, { a: "x", b: 1 })).toBe(false);
+    expect(judged(z.union([z.literal("x"), z.int()]), 3)).toBe(true);
     // zod's first option that parses trims "x " to "x": the value would change.
-    expect(isExactly(z.union([z.string().trim(), z.literal("x ")]), "x ")).toBe(false);
-    expect(isExactly(z.record(z.string(), z.int()), JSON.parse('{"__proto__": 1}'))).toBe(false);
+    expect(judged(z.union([z.string().trim(), z.literal("x ")]), "x ")).toBe(false);
+    expect(judged(z.record(z.string(), z.int()), JSON.parse('{"__proto__": 1}'))).toBe(false);
     // A tag from an enum, and a tag that only the prototype has.
     const byEnum = z.discriminatedUnion("kind", [
       z.object({ kind: z.enum(["a", "b"]), n: z.int() }),
       z.object({ kind: z.literal("c") }),
     ]);
-    expect(isExactly(byEnum, { kind: "b", n: 1 })).toBe(true);
-    expect(isExactly(byEnum, { kind: "c" })).toBe(true);
-    expect(isExactly(byEnum, Object.create({ kind: "c" }))).toBe(false);
+    expect(judged(byEnum, { kind: "b", n: 1 })).toBe(true);
+    expect(judged(byEnum, { kind: "c" })).toBe(true);
+    expect(judged(byEnum, Object.create({ kind: "c" }))).toBe(false);
   });
 
-  it("leaves every object to zod where code cannot be made from strings", () => {
-    const schema = z.object({ a: z.string() });
+  it("keeps the interpreted check where code cannot be made from strings", () => {
+    const schema = z.object({ a: z.string(), b: z.int().optional() });
     vi.stubGlobal("Function", () => {
       throw new EvalError("Code generation from strings disallowed for this context");
     });
     try {
-      expect(isExactly(schema, { a: "x" })).toBe(false);
+      expect(objectCheckForms(schema)).toBeNull();
+      for (let i = 0; i <= COMPILE_AFTER; i++) {
+        expect(isExactly(schema, { a: "x" })).toBe(true);
+        expect(isExactly(schema, { a: "x", c: 1 })).toBe(false);
+      }
     } finally {
       vi.unstubAllGlobals();
     }
-    expect(schema.parse({ a: "x" })).toEqual({ a: "x" });
   });
 
-  it("counts keys, not only fields: names on Object's prototype are not taken as present", () => {
+  it("takes a key only as its own: names on Object's prototype, hidden keys, extra keys", () => {
     const named = z.object({ a: z.string(), toString: z.unknown().optional() });
     // `v.toString` is Object's: zod's output would have a `toString` key; the value has none.
-    expect(isExactly(named, { a: "x" })).toBe(false);
-    expect(isExactly(named, { a: "x", toString: 1 })).toBe(true);
+    expect(named.parse({ a: "x" })).toHaveProperty("toString", Object.prototype.toString);
+    expect(judged(named, { a: "x" })).toBe(false);
+    expect(judged(named, { a: "x", zzz: 1 })).toBe(false);
+    expect(judged(named, { a: "x", toString: 1 })).toBe(true);
     expect(named.parse({ a: "x", toString: 1 })).toEqual({ a: "x", toString: 1 });
+    // Own but not enumerable: zod's copy would make it an ordinary key.
+    const hidden = Object.defineProperty({ b: 1 }, "a", { value: "x", enumerable: false });
+    expect(judged(z.object({ a: z.string(), b: z.int() }), hidden)).toBe(false);
+    expect(objectCheckForms(z.object({}))).not.toBeNull();
+    expect(judged(z.object({}), {})).toBe(true);
+    expect(judged(z.object({}), { a: 1 })).toBe(false);
     // As many keys as fields, one of them unknown.
-    expect(isExactly(z.object({ a: z.string(), b: z.int().optional() }), { a: "x", c: 1 })).toBe(
+    expect(judged(z.object({ a: z.string(), b: z.int().optional() }), { a: "x", c: 1 })).toBe(
       false,
     );
     // A field named `__proto__` would be read from the prototype: zod judges it.
-    expect(isExactly(z.object({ ["__proto__"]: z.unknown() }), JSON.parse('{"__proto__":1}'))).toBe(
+    expect(judged(z.object({ ["__proto__"]: z.unknown() }), JSON.parse('{"__proto__":1}'))).toBe(
       false,
     );
   });

@@ -193,9 +193,35 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, "__proto__");
 }
 
+interface Field {
+  key: string;
+  check: Check;
+  mayBeAbsent: boolean;
+}
+
+/**
+ * Checks of an object schema after which it gets a compiled one. Compiling costs ~0.15 ms a
+ * schema (a first turn checks some forty: 6 ms of start-up to it); a record checked every step
+ * is past this within a few turns.
+ */
+export const COMPILE_AFTER = 32;
+
 function objectCheck(def: Def): Check {
+  const fields = objectFields(def);
+  if (fields === null) return NOT_SURE;
+  const interpreted = interpretedObjectCheck(fields);
+  let calls = 0;
+  let current: Check = (v) => {
+    calls += 1;
+    if (calls >= COMPILE_AFTER) current = compiledObjectCheck(fields) ?? interpreted;
+    return interpreted(v);
+  };
+  return (v) => current(v);
+}
+
+function objectFields(def: Def): Field[] | null {
   // A catch-all (strict or loose objects) changes what happens to other keys: not handled.
-  if (def.catchall !== undefined || def.checks?.length) return NOT_SURE;
+  if (def.type !== "object" || def.catchall !== undefined || def.checks?.length) return null;
   const fields = Object.entries(def.shape ?? {}).map(([key, schema]) => ({
     key,
     check: checkOf(schema),
@@ -203,45 +229,87 @@ function objectCheck(def: Def): Check {
     mayBeAbsent: defOf(schema).type === "optional",
   }));
   // `v["__proto__"]` would read the prototype, not the key.
-  if (fields.some(({ key }) => key === "__proto__")) return NOT_SURE;
-  return compiledObjectCheck(fields);
+  return fields.some(({ key }) => key === "__proto__") ? null : fields;
 }
 
 /**
- * An object schema's check, written out as a function of its own with its keys in it. Closures
- * made at one place in the code share V8's type feedback: one closure checking the objects of
- * every schema saw all their shapes and ran 3–10× slower in the server than alone in a loop.
- * Keys are counted with `for…in` (an ordinary object has no inherited enumerable keys) and
- * must all be fields: a key zod would strip, or an own `__proto__` key, makes the count differ.
- * A field read through the prototype (a missing `toString`) is counted as seen but not by
- * `for…in`, so it makes the count differ too.
+ * Both forms of an object schema's check, for the test that holds them to the same answers;
+ * `null` for a schema the check leaves to zod.
  */
-function compiledObjectCheck(fields: { key: string; check: Check; mayBeAbsent: boolean }[]) {
-  const tests = fields.map(({ key, mayBeAbsent }, i) => {
-    const name = JSON.stringify(key);
-    // Present as `undefined`: zod would keep or refuse the key; not sure, so not exact.
-    const absent = mayBeAbsent ? `if (hasOwn(v, ${name})) return false;` : "return false;";
-    return `x = v[${name}]; if (x !== undefined) { seen++; if (!c${i}(x)) return false; } else { ${absent} }`;
+export function objectCheckForms(
+  schema: z.ZodType,
+): { interpreted: Check; compiled: Check } | null {
+  const fields = objectFields(defOf(schema));
+  const compiled = fields && compiledObjectCheck(fields);
+  return fields && compiled ? { interpreted: interpretedObjectCheck(fields), compiled } : null;
+}
+
+/**
+ * An object's check. The value must be an ordinary object (Object's prototype: not an array,
+ * no inherited enumerable keys), each of its keys (`for…in`) a field, and every field it has
+ * one of those keys: present and defined, of its kind. A key zod would strip or an own
+ * `__proto__` key fails the first; a field present as `undefined` (zod would keep or refuse the
+ * key), one own but not enumerable, or one read through the prototype (`toString`, which zod
+ * would copy into its output) makes the two counts differ.
+ */
+function interpretedObjectCheck(fields: readonly Field[]): Check {
+  const known = new Set(fields.map(({ key }) => key));
+  return (v) => {
+    if (typeof v !== "object" || v === null || Object.getPrototypeOf(v) !== Object.prototype) {
+      return false;
+    }
+    let keys = 0;
+    for (const key in v) {
+      if (!known.has(key)) return false;
+      keys++;
+    }
+    let seen = 0;
+    for (const { key, check, mayBeAbsent } of fields) {
+      const x = (v as Record<string, unknown>)[key];
+      if (x !== undefined) {
+        seen++;
+        if (!check(x)) return false;
+      } else if (!mayBeAbsent) return false;
+    }
+    return keys === seen;
+  };
+}
+
+/**
+ * The same check written out as a function of its own, with the schema's keys in its code.
+ * Closures made at one place in the code share V8's type feedback: the interpreted check,
+ * serving every schema, sees all their shapes, and ran 3–10× slower in the server than alone in
+ * a loop. `null` where code cannot be made from strings (`--disallow-code-generation-from-strings`).
+ */
+function compiledObjectCheck(fields: readonly Field[]): Check | null {
+  const names = fields.map(({ key }) => JSON.stringify(key));
+  // Each own key must be a field's: the fields' names, then `default` for any other.
+  const cases =
+    names.map((name) => `case ${name}: `).join("") + (names.length ? "keys++; break; " : "");
+  const tests = fields.map(({ mayBeAbsent }, i) => {
+    const absent = mayBeAbsent ? "" : "else return false;";
+    return `x = v[${names[i]}]; if (x !== undefined) { seen++; if (!c${i}(x)) return false; } ${absent}`;
   });
   const source = `return function exactObject(v) {
     if (typeof v !== "object" || v === null || getPrototypeOf(v) !== objectPrototype) return false;
     let keys = 0;
-    for (const key in v) keys++;
+    for (const key in v) {
+      switch (key) { ${cases}default: return false; }
+    }
     let seen = 0;
     let x;
     ${tests.join("\n    ")}
     return keys === seen;
   };`;
-  const names = fields.map((_, i) => `c${i}`);
+  const parameters = fields.map((_, i) => `c${i}`);
   let make: (...args: unknown[]) => Check;
   try {
-    make = new Function("hasOwn", "getPrototypeOf", "objectPrototype", ...names, source) as never;
+    make = new Function("getPrototypeOf", "objectPrototype", ...parameters, source) as never;
   } catch {
-    // Code from strings is off (`--disallow-code-generation-from-strings`): zod judges.
-    return NOT_SURE;
+    return null;
   }
   const checksInOrder = fields.map(({ check }) => check);
-  return make(Object.hasOwn, Object.getPrototypeOf, Object.prototype, ...checksInOrder);
+  return make(Object.getPrototypeOf, Object.prototype, ...checksInOrder);
 }
 
 function recordCheck(def: Def): Check {
