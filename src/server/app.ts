@@ -209,13 +209,21 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     if (replay && forks) replayForkRoutes(app, { replay, forks });
   }
 
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Holdfast",
-      version: options.version,
-      description: "Stateful AI agents: Letta-compatible REST + SSE, durable, typed.",
-    },
+  // Built at the first request, once every route is registered, then served as it was: making
+  // it walks every route's schemas (~65 ms here, over 140 ms the first time), on the event loop.
+  let openApiDocument: string | null = null;
+  app.get("/openapi.json", (c) => {
+    openApiDocument ??= JSON.stringify(
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "Holdfast",
+          version: options.version,
+          description: "Stateful AI agents: Letta-compatible REST + SSE, durable, typed.",
+        },
+      }),
+    );
+    return c.body(openApiDocument, 200, { "content-type": "application/json" });
   });
   app.get("/docs", swaggerUI({ url: "/openapi.json" }));
   const consoleDir = options.consoleDir === undefined ? DEFAULT_CONSOLE_DIR : options.consoleDir;

@@ -11,8 +11,10 @@ import { carriesNoBody } from "./request-body.js";
  */
 export const MAX_BODY_DEPTH = FREE_FORM_MAX_DEPTH * 2;
 
-const OPENERS = new Set(["[".charCodeAt(0), "{".charCodeAt(0)]);
-const CLOSERS = new Set(["]".charCodeAt(0), "}".charCodeAt(0)]);
+const OPEN_ARRAY = "[".charCodeAt(0);
+const OPEN_OBJECT = "{".charCodeAt(0);
+const CLOSE_ARRAY = "]".charCodeAt(0);
+const CLOSE_OBJECT = "}".charCodeAt(0);
 const QUOTE = '"'.charCodeAt(0);
 const BACKSLASH = "\\".charCodeAt(0);
 
@@ -29,10 +31,10 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
       if (code === BACKSLASH) i++;
       else if (code === QUOTE) inString = false;
     } else if (code === QUOTE) inString = true;
-    else if (OPENERS.has(code)) {
+    else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
       depth++;
       if (depth > limit) return true;
-    } else if (CLOSERS.has(code)) depth--;
+    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) depth--;
   }
   return false;
 }

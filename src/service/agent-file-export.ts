@@ -1,4 +1,5 @@
 import { renderSystem } from "../agent/prompt.js";
+import { letOthersRun } from "../core/let-others-run.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { ToolDeclaration } from "../tools/tool-declaration.js";
 import { effectiveCapabilities } from "../types/capabilities.js";
@@ -16,6 +17,7 @@ async function allMessages(ctx: ServiceContext, agentId: string): Promise<AgentM
     const page = await ctx.store.listMessages(agentId, { after, limit: PAGE, order: "asc" });
     out.push(...page);
     if (page.length < PAGE) return out;
+    await letOthersRun();
   }
 }
 

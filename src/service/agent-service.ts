@@ -54,19 +54,13 @@ export class AgentService {
     filters: AgentFilters = {},
     include: readonly string[] = [],
   ): Promise<AgentStateView[]> {
-    // `matchAllTags` alone filters nothing; without a filter the store pages by itself, so a
-    // page of a project with 10,000 agents reads one page, not every agent.
-    const filtering =
-      filters.name !== undefined || Boolean(filters.queryText) || (filters.tags?.length ?? 0) > 0;
-    const page = filtering
-      ? { ...query, after: undefined, before: undefined, limit: 100_000 }
-      : query;
-    let records = await this.ctx.store.listAgents(projectId, page);
-    if (filtering)
-      records = pageOf(
-        records.filter((record) => matches(record, filters)),
-        query,
-      );
+    // The store filters before it pages: a page reads the agents it shows, however many there are.
+    const records = await this.ctx.store.listAgents(projectId, query, {
+      name: filters.name,
+      nameContains: filters.queryText,
+      tags: filters.tags,
+      matchAllTags: filters.matchAllTags,
+    });
     return Promise.all(records.map((record) => this.get(projectId, record.id, include)));
   }
 
@@ -122,17 +116,6 @@ export class AgentService {
     await requireAgent(this.ctx, projectId, agentId);
     await this.ctx.engine.deleteAgent(agentId);
   }
-}
-
-function matches(record: { name: string; tags: string[] }, filters: AgentFilters): boolean {
-  if (filters.name !== undefined && record.name !== filters.name) return false;
-  if (filters.queryText && !record.name.toLowerCase().includes(filters.queryText.toLowerCase()))
-    return false;
-  const tags = filters.tags ?? [];
-  if (tags.length === 0) return true;
-  return filters.matchAllTags
-    ? tags.every((t) => record.tags.includes(t))
-    : tags.some((t) => record.tags.includes(t));
 }
 
 /** Letta paging over a list already in creation order (oldest first). */

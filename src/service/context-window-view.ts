@@ -8,8 +8,6 @@ import type { ModelMessage } from "../llm/model.js";
 import { loadDirectories } from "../memory/directories.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
 
-const ALL = 100_000;
-
 /** A model message as Letta's context view lists it (OpenAI-style roles). */
 function messageView(message: ModelMessage) {
   switch (message.role) {
@@ -102,13 +100,12 @@ export async function contextWindowOverview(
     summary: notice ? messageTokens(notice) : 0,
     messages: messages.reduce((sum, m) => sum + messageTokens(m), 0),
   };
-  const passages = await ctx.store.listPassages(agentId, { limit: ALL, order: "asc" });
   return {
     context_window_size_max: contextWindow,
     context_window_size_current:
       tokens.system + tokens.core + tokens.tools + tokens.summary + tokens.messages,
     num_messages: messages.length + (notice ? 1 : 0),
-    num_archival_memory: passages.length,
+    num_archival_memory: await ctx.store.countPassages(agentId),
     num_recall_memory: await ctx.store.countMessages(agentId),
     num_tokens_external_memory_summary: 0,
     external_memory_summary: "",

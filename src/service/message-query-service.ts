@@ -1,5 +1,6 @@
 import type { CompactResult } from "../agent/compact-now.js";
 import { NotFoundError } from "../core/errors.js";
+import { letOthersRun } from "../core/let-others-run.js";
 import type { AgentMessage } from "../records/messages.js";
 import type { OwnedMessage } from "../storage/conversation-store.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
@@ -13,6 +14,8 @@ import { type LettaMessageView, lettaMessages } from "./letta-views.js";
 
 /** How many agents a search without `agent_id` looks through, at most. */
 const MAX_AGENTS_SEARCHED = 1000;
+/** How many agents' indexes a search reads before it lets other requests run (~10 ms here). */
+const AGENTS_PER_SLICE = 64;
 
 /** One stored message as Letta's views show it, with its agent and conversation. */
 function views(owned: OwnedMessage): LettaMessageView[] {
@@ -84,7 +87,8 @@ export class MessageQueryService {
     const fromMs = body.start_date ? Date.parse(body.start_date) : -Infinity;
     const toMs = body.end_date ? Date.parse(body.end_date) : Infinity;
     const results: ReturnType<typeof searchResult>[] = [];
-    for (const agentId of agentIds) {
+    for (const [i, agentId] of agentIds.entries()) {
+      if (i > 0 && i % AGENTS_PER_SLICE === 0) await letOthersRun();
       // More hits than asked for: the conversation and date filters apply after the search.
       const hits = await this.ctx.store.searchMessages(agentId, body.query, {
         limit: body.limit * 4,

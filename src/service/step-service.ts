@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { priceTable } from "../config/observability-section.js";
 import { NotFoundError } from "../core/errors.js";
+import { letOthersRun } from "../core/let-others-run.js";
 import type { StepRecord } from "../records/step-record.js";
 import type { StepFilter } from "../storage/store.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
@@ -78,6 +79,7 @@ export class StepService {
       );
       all.push(...page);
       if (page.length < 1000) break;
+      await letOthersRun();
     }
     return runUsageView(all, this.#prices);
   }

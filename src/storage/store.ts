@@ -31,6 +31,19 @@ export interface PageQuery {
   order: "asc" | "desc";
 }
 
+/**
+ * Which of a project's agents to list: by exact name, by a part of the name in any case
+ * (JavaScript's `toLowerCase` on both), by tags (any of them, or all with `matchAllTags`).
+ * Filters apply before paging, in the store: a page reads only the agents it shows, and the
+ * cursors are agents of the project, whether or not they pass the filter.
+ */
+export interface AgentListFilter {
+  name?: string | undefined;
+  nameContains?: string | undefined;
+  tags?: readonly string[] | undefined;
+  matchAllTags?: boolean | undefined;
+}
+
 /** Which runs to list: a project's, optionally one agent's, optionally by status. */
 export interface RunFilter {
   projectId: string;
@@ -136,7 +149,7 @@ export interface Store extends TurnStore {
    * (as in Letta) for the agents sharing them and for `/v1/blocks`. False if there was none.
    */
   deleteAgent(id: string): Promise<boolean>;
-  listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]>;
+  listAgents(projectId: string, page: PageQuery, filter?: AgentListFilter): Promise<AgentRecord[]>;
 
   /**
    * Writes one of the agent's blocks outside a turn (the API's block edits): the block with
@@ -163,6 +176,8 @@ export interface Store extends TurnStore {
    */
   listChildren(parentId: string): Promise<AgentRecord[]>;
   countMessages(agentId: string): Promise<number>;
+  /** How many passages the agent holds (its archival memory), counted where they are stored. */
+  countPassages(agentId: string): Promise<number>;
 
   insertPassages(agentId: string, passages: readonly Passage[]): Promise<void>;
   /** A page of the agent's passages; with `containing`, only those holding every word (any case). */

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentRecord } from "../../records/agent-record.js";
 import type { CoreBlock } from "../../records/memory-records.js";
+import { passesAgentFilter } from "../agent-list-filter.js";
 import type { PageQuery } from "../store.js";
 import {
   agentRecord,
@@ -249,6 +250,79 @@ export function agentCases(t: ContractContext): void {
       const elsewhere = await t.createAgent(t.fresh("agent"), "project-b");
       await t.createAgent(t.fresh("agent"), "project-a");
       expect(await t.store.listAgents("project-a", asc(10, { after: elsewhere }))).toEqual([]);
+    });
+
+    it("filters agents by name, a part of it in any case, and tags before paging", async () => {
+      const names = ["Ärger", "ärger-2", "bob", "BOB jr", "Ada"];
+      const tags = ["red", "blue", "green"];
+      const agents = fc.array(
+        fc.record({
+          name: fc.constantFrom(...names),
+          tags: fc.uniqueArray(fc.constantFrom(...tags), { maxLength: 3 }),
+        }),
+        { maxLength: 8 },
+      );
+      const filter = fc.record(
+        {
+          name: fc.constantFrom(...names),
+          nameContains: fc.constantFrom("är", "ÄR", "bob", "o", "zzz", ""),
+          tags: fc.array(fc.constantFrom(...tags), { maxLength: 3 }),
+          matchAllTags: fc.boolean(),
+        },
+        { requiredKeys: [] },
+      );
+      const settings = fc.record({
+        agents,
+        filter,
+        limit: fc.integer({ min: 1, max: 4 }),
+        order: fc.constantFrom("asc" as const, "desc" as const),
+      });
+      await fc.assert(
+        fc.asyncProperty(settings, async ({ agents, filter, limit, order }) => {
+          const project = t.fresh("project");
+          const made: string[] = [];
+          for (const { name, tags } of agents) {
+            const id = t.fresh("agent");
+            await t.store.createAgent({
+              agent: { ...agentRecord(id, project), name, tags },
+              blocks: [],
+            });
+            made.push(id);
+          }
+          const wanted = agents
+            .map((agent, i) => ({ ...agent, id: made[i] as string }))
+            .filter((agent) => passesAgentFilter(agent, filter))
+            .map((agent) => agent.id);
+          const seen: string[] = [];
+          let after: string | undefined;
+          for (let pages = 0; pages <= agents.length + 1; pages++) {
+            const page = ids(await t.store.listAgents(project, { order, limit, after }, filter));
+            expect(page.length).toBeLessThanOrEqual(limit);
+            if (page.length === 0) break;
+            seen.push(...page);
+            after = page.at(-1);
+          }
+          expect(seen).toEqual(order === "asc" ? wanted : [...wanted].reverse());
+        }),
+        { numRuns: 25 },
+      );
+    });
+
+    it("pages a filtered list from a cursor that does not pass the filter", async () => {
+      const project = t.fresh("project");
+      const make = async (name: string) => {
+        const id = t.fresh("agent");
+        await t.store.createAgent({ agent: { ...agentRecord(id, project), name }, blocks: [] });
+        return id;
+      };
+      const [first, other, last] = [await make("keep"), await make("other"), await make("keep")];
+      const filter = { name: "keep" };
+      expect(ids(await t.store.listAgents(project, asc(10, { after: other }), filter))).toEqual([
+        last,
+      ]);
+      expect(ids(await t.store.listAgents(project, desc(10, { after: other }), filter))).toEqual([
+        first,
+      ]);
     });
 
     it("visits every agent exactly once when paging with after=<last id>", async () => {

@@ -89,6 +89,17 @@ export function memoryQueryCases(t: ContractContext): void {
       expect(await t.store.searchPassages("agent-missing", "tea", { topK: 10 })).toEqual([]);
     });
 
+    it("counts an agent's own passages, without listing them", async () => {
+      const [a, b] = [await t.createAgent(), await t.createAgent()];
+      await t.store.insertPassages(a, [passage("a-1", "one"), passage("a-2", "two")]);
+      await t.store.insertPassages(b, [passage("b-1", "one")]);
+      expect(await t.store.countPassages(a)).toBe(2);
+      expect(await t.store.deletePassage(a, "a-1")).toBe(true);
+      expect(await t.store.countPassages(a)).toBe(1);
+      expect(await t.store.countPassages(b)).toBe(1);
+      expect(await t.store.countPassages("agent-missing")).toBe(0);
+    });
+
     it("ranks by how rare a word is among the agent's own rows, not other agents'", async () => {
       // For agent a, "alpha" is the rarer word; other agents make "beta" the rarer overall.
       // The rare word's row comes last, so creation order alone cannot put it first.

@@ -7,7 +7,9 @@ import type { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
 import type { StepFeedback, StepRecord } from "../../records/step-record.js";
+import { passesAgentFilter } from "../agent-list-filter.js";
 import type {
+  AgentListFilter,
   ChainRunFilter,
   NewAgent,
   PageQuery,
@@ -147,11 +149,16 @@ class InMemoryStore implements Store {
     return true;
   }
 
-  async listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]> {
-    const records = [...this.agents.values()]
+  async listAgents(
+    projectId: string,
+    page: PageQuery,
+    filter?: AgentListFilter,
+  ): Promise<AgentRecord[]> {
+    const inProject = [...this.agents.values()]
       .map((rows) => rows.record)
       .filter((record) => record.project_id === projectId);
-    return pageOf(records, page).map(copy);
+    const keep = filter ? (record: AgentRecord) => passesAgentFilter(record, filter) : undefined;
+    return pageOf(inProject, page, keep).map(copy);
   }
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
@@ -214,6 +221,10 @@ class InMemoryStore implements Store {
 
   async countMessages(agentId: string): Promise<number> {
     return this.agents.get(agentId)?.messages.length ?? 0;
+  }
+
+  async countPassages(agentId: string): Promise<number> {
+    return this.agents.get(agentId)?.passages.length ?? 0;
   }
 
   async searchMessages(

@@ -8,7 +8,9 @@ import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
 import type { StepFeedback, StepRecord } from "../../records/step-record.js";
+import { filtersAgents } from "../agent-list-filter.js";
 import type {
+  AgentListFilter,
   ChainRunFilter,
   NewAgent,
   PageQuery,
@@ -19,6 +21,7 @@ import type {
 } from "../store.js";
 import { parseInput, runStatuses, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { filteredAgents } from "./agent-list.js";
 import { PostgresArchives } from "./archives.js";
 import { createFor, forgetAgent, PostgresBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
@@ -125,10 +128,19 @@ export class PostgresStore implements Store {
     });
   }
 
-  async listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]> {
+  async listAgents(
+    projectId: string,
+    page: PageQuery,
+    filter?: AgentListFilter,
+  ): Promise<AgentRecord[]> {
     const bounds = await pageBounds(page, (id) => this.seq(SQL.agentSeq, id, projectId));
     if (!bounds) return [];
-    const sql = page.order === "asc" ? SQL.agentsAsc : SQL.agentsDesc;
+    const asc = page.order === "asc";
+    if (filtersAgents(filter)) {
+      const rows = await filteredAgents(this.pool, projectId, bounds, asc, filter);
+      return bodies(rows, AgentRecord, "agent");
+    }
+    const sql = asc ? SQL.agentsAsc : SQL.agentsDesc;
     const rows = await this.rows(sql, [projectId, bounds.lower, bounds.upper, bounds.limit]);
     return bodies(rows, AgentRecord, "agent");
   }
@@ -204,6 +216,10 @@ export class PostgresStore implements Store {
 
   async countMessages(agentId: string): Promise<number> {
     return Number((await this.rows(SQL.countMessages, [agentId]))[0]?.n ?? 0);
+  }
+
+  async countPassages(agentId: string): Promise<number> {
+    return Number((await this.rows(SQL.countPassages, [agentId]))[0]?.n ?? 0);
   }
 
   async searchMessages(

@@ -26,6 +26,7 @@ export const SQL = {
   messagesDesc: `SELECT body FROM messages WHERE agent_id = $1 AND seq > $2 AND seq < $3
     ORDER BY seq DESC LIMIT $4`,
   countMessages: "SELECT count(*)::integer AS n FROM messages WHERE agent_id = $1",
+  countPassages: "SELECT count(*)::integer AS n FROM passages WHERE agent_id = $1",
 
   insertPassages: `INSERT INTO passages (id, agent_id, text, tags, created_at_ms, terms)
     SELECT p.id, $1, p.text, p.tags, p.created_at_ms, p.terms::tsvector

@@ -8,8 +8,10 @@ import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
 import type { StepFeedback, StepRecord } from "../../records/step-record.js";
+import { filtersAgents } from "../agent-list-filter.js";
 import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
 import type {
+  AgentListFilter,
   ChainRunFilter,
   NewAgent,
   PageQuery,
@@ -20,6 +22,7 @@ import type {
 } from "../store.js";
 import { parseInput, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
+import { agentFilterParams } from "./agent-filter.js";
 import { SqliteArchives } from "./archives.js";
 import { SqliteBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
@@ -163,11 +166,24 @@ export class SqliteStore implements Store {
     );
   }
 
-  async listAgents(projectId: string, page: PageQuery): Promise<AgentRecord[]> {
+  async listAgents(
+    projectId: string,
+    page: PageQuery,
+    filter?: AgentListFilter,
+  ): Promise<AgentRecord[]> {
     const bounds = pageBounds(page, (id) => seqFrom(this.sql.agentSeq, id, projectId));
     if (!bounds) return [];
-    const statement = page.order === "asc" ? this.sql.agentsAsc : this.sql.agentsDesc;
-    const rows = statement.all(projectId, bounds.lower, bounds.upper, bounds.limit);
+    const asc = page.order === "asc";
+    const { lower, upper, limit } = bounds;
+    const rows = filtersAgents(filter)
+      ? (asc ? this.sql.filteredAgentsAsc : this.sql.filteredAgentsDesc).all(
+          projectId,
+          lower,
+          upper,
+          limit,
+          ...agentFilterParams(filter),
+        )
+      : (asc ? this.sql.agentsAsc : this.sql.agentsDesc).all(projectId, lower, upper, limit);
     return bodies(rows, AgentRecord, "agent");
   }
 
@@ -235,6 +251,10 @@ export class SqliteStore implements Store {
 
   async countMessages(agentId: string): Promise<number> {
     return Number(this.sql.countMessages.get(agentId)?.n ?? 0);
+  }
+
+  async countPassages(agentId: string): Promise<number> {
+    return Number(this.sql.countPassages.get(agentId)?.n ?? 0);
   }
 
   async searchMessages(

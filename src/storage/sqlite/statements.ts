@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { AGENT_FILTER, registerAgentFilter } from "./agent-filter.js";
 import type { TransactionControl } from "./group-commit.js";
 import { SEARCH_MESSAGES, SEARCH_PASSAGES } from "./search-statements.js";
 
@@ -25,6 +26,10 @@ const SQL = {
     ORDER BY seq ASC LIMIT ?`,
   agentsDesc: `SELECT body FROM agents WHERE project_id = ? AND seq > ? AND seq < ?
     ORDER BY seq DESC LIMIT ?`,
+  filteredAgentsAsc: `SELECT body FROM agents WHERE project_id = ?1 AND seq > ?2 AND seq < ?3
+    AND ${AGENT_FILTER} ORDER BY seq ASC LIMIT ?4`,
+  filteredAgentsDesc: `SELECT body FROM agents WHERE project_id = ?1 AND seq > ?2 AND seq < ?3
+    AND ${AGENT_FILTER} ORDER BY seq DESC LIMIT ?4`,
 
   insertMessage: `INSERT INTO messages
     (id, agent_id, message_type, created_at, search_role, search_text, body, conversation_id)
@@ -40,6 +45,7 @@ const SQL = {
   messagesDesc: `SELECT body FROM messages WHERE agent_id = ? AND seq > ? AND seq < ?
     ORDER BY seq DESC LIMIT ?`,
   countMessages: "SELECT count(*) AS n FROM messages WHERE agent_id = ?",
+  countPassages: "SELECT count(*) AS n FROM passages WHERE agent_id = ?",
   searchMessages: SEARCH_MESSAGES,
 
   insertPassage: `INSERT INTO passages (id, agent_id, text, tags, created_at_ms)
@@ -127,6 +133,7 @@ const SQL = {
 export type Statements = { readonly [K in keyof typeof SQL]: StatementSync };
 
 export function prepareStatements(db: DatabaseSync): Statements {
+  registerAgentFilter(db);
   const entries = Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)] as const);
   return Object.fromEntries(entries) as Statements;
 }
