@@ -29,6 +29,7 @@ const provider = () =>
     const r = read(request);
     if (r.lastRole === "tool") return say(`the tool said: ${r.lastText}`);
     if (r.lastText.includes("code")) return callTool("get_secret_code", { input_text: "hello" });
+    if (r.lastText.includes("pattern")) return callTool("shell", { command: `${"a".repeat(40)}!` });
     return say("nothing to do");
   });
 
@@ -176,6 +177,67 @@ describe("client tools over the API, with the official client", () => {
         client_tools: [{ name: "y", parameters: { type: "string" } }],
       }),
     ).rejects.toMatchObject({ status: 422 });
+  });
+
+  it("refuses a schema that refers to itself in place, and the agent goes on", async () => {
+    const agent = await client.agents.create(HELPER);
+    const loops = [
+      { type: "object", $ref: "#" },
+      {
+        type: "object",
+        $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } },
+        properties: { command: { $ref: "#/$defs/a" } },
+      },
+    ];
+    for (const parameters of loops) {
+      await expect(
+        client.agents.messages.create(agent.id, {
+          input: "run: ls",
+          client_tools: [{ name: "shell", parameters }],
+        }),
+      ).rejects.toMatchObject({
+        status: 422,
+        error: { errors: [{ path: "client_tools.0.parameters" }] },
+      });
+    }
+    // A schema that recurses through a property is a tree, and is taken.
+    const tree = {
+      type: "object",
+      properties: { name: { type: "string" }, child: { $ref: "#" } },
+    };
+    const answered = await client.agents.messages.create(agent.id, {
+      input: "hi",
+      client_tools: [{ name: "tree", parameters: tree }],
+    });
+    expect(answered.stop_reason.stop_reason).toBe("end_turn");
+  });
+
+  it("checks a client tool's pattern in linear time: a catastrophic one cannot stall the turn", async () => {
+    const agent = await client.agents.create(HELPER);
+    const parameters = {
+      type: "object",
+      properties: { command: { type: "string", pattern: "^(a+)+$" } },
+      required: ["command"],
+    };
+    // Backtracking would take days on the 41 characters the model sends; RE2 answers at once.
+    const answered = await client.agents.messages.create(agent.id, {
+      input: "match the pattern",
+      client_tools: [{ name: "shell", parameters }],
+    });
+    const returned = answered.messages.find((m) => m.message_type === "tool_return_message") as
+      | { tool_return: string; status: string }
+      | undefined;
+    expect(returned).toMatchObject({ status: "error" });
+    expect(returned?.tool_return).toMatch(/invalid arguments: command: must match pattern/);
+    await expect(
+      client.agents.messages.create(agent.id, {
+        input: "hi",
+        client_tools: [{ name: "shell", parameters: { type: "object", pattern: "(a)\\1" } }],
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      error: { errors: [{ path: "client_tools.0.parameters" }] },
+    });
   });
 
   it("refuses answers that do not fit what waits (a plain approval, a wrong id, nothing pending) with Letta's 400", async () => {

@@ -1,34 +1,29 @@
 import { z } from "zod";
 import type { FieldError } from "../core/errors.js";
 import type { ClientTool } from "../records/client-tool.js";
+import { type ArgumentCheck, argumentCheck } from "./argument-schema.js";
 import type { ToolDeclaration } from "./tool-declaration.js";
 
 /** What a client tool's arguments must be when it declares none: an empty object. */
 const NO_ARGUMENTS = { type: "object", properties: {} } as const;
 
 /**
- * A client tool's arguments as a zod object, from its JSON Schema; or why the schema is unusable.
- * Tools take an object of named arguments, so the schema must describe an object.
+ * A client tool's check of its arguments, from its JSON Schema (`argumentCheck`: no pattern or
+ * `$ref` of it can stall the server); or why the schema is unusable. Tools take an object of
+ * named arguments, so the schema must describe an object.
  */
-export function clientToolParameters(tool: ClientTool):
-  | { ok: true; schema: z.ZodType; jsonSchema: Record<string, unknown> }
-  | {
-      ok: false;
-      error: string;
-    } {
+export function clientToolParameters(
+  tool: ClientTool,
+):
+  | { ok: true; check: ArgumentCheck; jsonSchema: Record<string, unknown> }
+  | { ok: false; error: string } {
   const jsonSchema = tool.parameters ?? NO_ARGUMENTS;
   if (jsonSchema.type !== "object") {
     return { ok: false, error: 'the parameters must be a JSON Schema of "type": "object"' };
   }
-  try {
-    return {
-      ok: true,
-      schema: z.fromJSONSchema(jsonSchema as z.core.JSONSchema.JSONSchema),
-      jsonSchema,
-    };
-  } catch (error) {
-    return { ok: false, error: `not a usable JSON Schema: ${(error as Error).message}` };
-  }
+  const checked = argumentCheck(jsonSchema);
+  if (!checked.ok) return { ok: false, error: `not a usable JSON Schema: ${checked.error}` };
+  return { ok: true, check: checked.check, jsonSchema };
 }
 
 /**
@@ -98,10 +93,10 @@ export function checkClientArguments(tool: ClientTool, text: string): string | n
   } = raw as Record<string, unknown>;
   const parsed = clientToolParameters(tool);
   if (!parsed.ok) return parsed.error;
-  const checked = parsed.schema.safeParse(rest);
-  if (checked.success) return null;
-  const problems = checked.error.issues.map(
-    (issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`,
+  const found = parsed.check(rest);
+  if (found.length === 0) return null;
+  const problems = found.map(
+    (problem) => `${problem.path.join(".") || "(arguments)"}: ${problem.message}`,
   );
   return `invalid arguments: ${problems.join("; ")}`;
 }

@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { argumentCheck } from "../argument-schema.js";
 import { failure, success, type ToolImplementation, type ToolResult } from "../tool.js";
 import type { RiskClass, ToolDeclaration } from "../tool-declaration.js";
 import { ToolName } from "../tool-declaration.js";
@@ -42,9 +43,10 @@ export interface McpToolOptions {
 
 /**
  * An MCP tool as a Holdfast tool. The model sees the server's JSON Schema unchanged; the same
- * schema checks the arguments before the call (through zod's JSON Schema reader), so a bad call
- * is an error naming the field, and never reaches the server. A schema zod cannot read is left
- * to the server to check.
+ * schema checks the arguments before the call (`argumentCheck`: Ajv, patterns under RE2), so a
+ * bad call is an error naming the field, and never reaches the server. A schema that check
+ * refuses (one it cannot compile, a `$ref` loop, a pattern RE2 does not take) is left to the
+ * server to check.
  */
 export function mcpToolImplementation(tool: McpTool, options: McpToolOptions): ToolImplementation {
   const declaration: ToolDeclaration = {
@@ -68,16 +70,10 @@ export function mcpToolImplementation(tool: McpTool, options: McpToolOptions): T
 
 /** An object schema that passes the arguments through unchanged once the JSON Schema accepts them. */
 function argumentsChecker(schema: McpTool["inputSchema"]): z.ZodObject {
-  let checker: z.ZodType | null;
-  try {
-    checker = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch {
-    checker = null;
-  }
+  const checked = argumentCheck(schema);
   return z.looseObject({}).superRefine((value, ctx) => {
-    const parsed = checker?.safeParse(value);
-    for (const issue of parsed?.error?.issues ?? []) {
-      ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    for (const problem of checked.ok ? checked.check(value) : []) {
+      ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
     }
   });
 }

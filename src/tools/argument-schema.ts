@@ -1,0 +1,133 @@
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { RegExpEngine } from "ajv/dist/types/index.js";
+import type { RE2JS } from "re2js";
+import { inPlaceCycle, schemaTooDeep } from "./schema-cycles.js";
+import { MAX_PATTERN_CHARS } from "./workspace/pattern-matcher.js";
+
+/** One way a tool's arguments break its schema: where (`["items", 0]`), and how. */
+export interface ArgumentProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** The problems of one call's arguments; empty when they fit. */
+export type ArgumentCheck = (value: unknown) => ArgumentProblem[];
+
+const require = createRequire(import.meta.url);
+
+/**
+ * `pattern` and `patternProperties` under RE2 (re2js), whose time is linear in the text: a
+ * schema comes from a client or an MCP server, and a pattern such as `^(a+)+$` under
+ * JavaScript's backtracking engine would hold the event loop, and every agent, for hours.
+ * A pattern RE2 does not take (a back-reference, a look-around) makes the schema unusable.
+ */
+const re2Engine: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    if (pattern.length > MAX_PATTERN_CHARS) {
+      throw new Error(`a pattern is longer than ${MAX_PATTERN_CHARS} characters`);
+    }
+    const { RE2JS: engine } = require("re2js") as { RE2JS: typeof RE2JS };
+    const compiled = engine.compile(pattern);
+    return {
+      test: (text: string) => compiled.matcher(text).find(),
+      // Ajv keeps one compiled pattern per `toString()`: without this, every pattern of a schema
+      // would share the first one's.
+      toString: () => `/${pattern}/`,
+    };
+  },
+  { code: "re2js" },
+);
+
+let instance: Ajv | undefined;
+/**
+ * Ajv for tools' schemas, loaded at the first one: lenient about keywords it does not know
+ * (clients send `title`, `examples`, vendor extensions), formats unchecked, no remote `$ref`.
+ */
+function ajv(): Ajv {
+  if (!instance) {
+    const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+    instance = new AjvClass({
+      strict: false,
+      allErrors: true,
+      validateFormats: false,
+      addUsedSchema: false,
+      code: { regExp: re2Engine },
+    });
+  }
+  return instance;
+}
+
+const ROOT_ID = "holdfast:tool-arguments";
+
+/** Compiled checks by schema text: a tool offered on every call is compiled once. */
+const compiled = new Map<string, ValidateFunction>();
+const MAX_COMPILED = 256;
+
+/**
+ * A check of tool arguments against a JSON Schema that cannot stall the server, or why the
+ * schema is unusable: a `$ref` that leads back to where it stands without entering a property
+ * or an item (checking any value would never end), nesting past what a schema needs, a pattern
+ * RE2 refuses, or what Ajv cannot compile. A value nested so deep that checking it exhausts the
+ * stack is a problem of the arguments, not a crash.
+ */
+export function argumentCheck(
+  schema: Record<string, unknown>,
+): { ok: true; check: ArgumentCheck } | { ok: false; error: string } {
+  let validate: ValidateFunction;
+  try {
+    if (schemaTooDeep(schema)) return { ok: false, error: "the schema nests too deeply" };
+    const cycle = inPlaceCycle(schema);
+    if (cycle !== null) {
+      return {
+        ok: false,
+        error: `the schema at '${cycle}' refers back to itself without entering a property or an item`,
+      };
+    }
+    validate = validatorFor(schema);
+  } catch (error) {
+    // A schema too large to walk or to compile (RangeError) is as unusable as a wrong one.
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+  return {
+    ok: true,
+    check: (value) => {
+      try {
+        return validate(value) ? [] : byPath((validate.errors ?? []).map(problemOf));
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        return [{ path: [], message: "the arguments nest too deeply to be checked" }];
+      }
+    },
+  };
+}
+
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    // A root without `$id` cannot be the target of `"$ref": "#"` when Ajv keeps no registry.
+    const rooted = typeof schema.$id === "string" ? schema : { ...schema, $id: ROOT_ID };
+    validate = ajv().compile(rooted);
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** Problems in the order of their arguments' paths (Ajv's order follows its keywords). */
+function byPath(problems: ArgumentProblem[]): ArgumentProblem[] {
+  const key = (problem: ArgumentProblem) => problem.path.join("\u0000");
+  return problems.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** Ajv's error at its argument: a missing or extra property is named in the path. */
+function problemOf(error: ErrorObject): ArgumentProblem {
+  const path: (string | number)[] = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
+  if (error.keyword === "required") path.push(String(error.params.missingProperty));
+  if (error.keyword === "additionalProperties") path.push(String(error.params.additionalProperty));
+  return { path, message: error.message ?? error.keyword };
+}
