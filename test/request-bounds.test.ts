@@ -55,6 +55,41 @@ describe("free-form JSON fields", () => {
     }
   });
 
+  it("refuse tool rules naming a tool longer than a provider takes, or too many children", async () => {
+    const long = "n".repeat(65);
+    const cases = [
+      [
+        "POST",
+        "/v1/agents/",
+        { tool_rules: [{ type: "exit_loop", tool_name: long }] },
+        "tool_rules.0.tool_name",
+      ],
+      [
+        "PATCH",
+        `/v1/agents/${agentId}`,
+        {
+          tool_rules: [
+            { type: "constrain_child_tools", tool_name: "a", children: Array(101).fill("b") },
+          ],
+        },
+        "tool_rules.0.children",
+      ],
+      [
+        "POST",
+        `/v1/agents/${agentId}/fork`,
+        { tool_rules: [{ type: "run_first", tool_name: "" }] },
+        "tool_rules.0.tool_name",
+      ],
+    ] as const;
+    for (const [method, path, body, field] of cases) {
+      const answer = await send(method, path, JSON.stringify(body));
+      expect(answer.status, `${method} ${path}`).toBe(422);
+      expect(answer.body.errors?.[0]?.path).toBe(field);
+    }
+    const kept = await server.client().agents.retrieve(agentId);
+    expect(kept.tool_rules?.some((rule) => rule.tool_name === "a")).toBe(false);
+  });
+
   it("refuse a value over 64 KiB with a 422 naming the field", async () => {
     const big = { notes: "x".repeat(64 * 1024) };
     const answer = await send("PATCH", `/v1/agents/${agentId}`, JSON.stringify({ metadata: big }));

@@ -54,6 +54,18 @@ describe("scheduled messages through the official client", () => {
         schedule: { type: "recurring", cron_expression: "every day" },
       }),
     ).rejects.toMatchObject({ status: 422 });
+    // Past what a date can hold: refused before anything is stored, and the list still answers.
+    const stored = (await client.agents.schedule.list(agent.id)).scheduled_messages.length;
+    await expect(
+      client.agents.schedule.create(agent.id, {
+        messages: [{ role: "user", content: "x" }],
+        schedule: { scheduled_at: 8_640_000_000_000_001 },
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      error: { errors: [{ path: "schedule.scheduled_at" }] },
+    });
+    expect((await client.agents.schedule.list(agent.id)).scheduled_messages).toHaveLength(stored);
 
     // Already due: the loop sends it at once.
     await client.agents.schedule.create(agent.id, {

@@ -4,7 +4,7 @@ import { BlockView } from "./core-block.js";
 import { FreeFormObject } from "./free-form-json.js";
 import { LettaMessage } from "./letta-message.js";
 import { StopReason } from "./messages.js";
-import { ToolRule } from "./tool-rule.js";
+import { RequestToolRule, ToolRule } from "./tool-rule.js";
 
 /**
  * The agent as the API shows it and takes it: what a client may set (create and update
@@ -23,7 +23,7 @@ export const AgentSettings = z.object({
   model: z.string().min(1).max(300).nullish(),
   /** The embedding model of the agent's memory (hybrid search); a new one re-embeds it. */
   embedding: z.string().min(1).max(300).nullish(),
-  tool_rules: z.array(ToolRule).max(200).nullish(),
+  tool_rules: z.array(RequestToolRule).max(200).nullish(),
   tags: z.array(z.string().min(1).max(200)).max(100).nullish(),
   metadata: FreeFormObject.nullish(),
   /**

@@ -14,9 +14,15 @@ export const ScheduledInput = z.object({
 });
 export type ScheduledInput = z.infer<typeof ScheduledInput>;
 
+/** The last instant a one-time message may be set for: the end of year 9999 (UTC). */
+export const LATEST_SCHEDULED_AT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** When: once at `scheduled_at` (Unix milliseconds), or on a five-field cron expression (UTC). */
 export const MessageSchedule = z.union([
-  z.object({ type: z.literal("one-time").optional(), scheduled_at: z.number().min(0) }),
+  z.object({
+    type: z.literal("one-time").optional(),
+    scheduled_at: z.number().min(0).max(LATEST_SCHEDULED_AT_MS),
+  }),
   z.object({ type: z.literal("recurring"), cron_expression: z.string().min(1).max(200) }),
 ]);
 export type MessageSchedule = z.infer<typeof MessageSchedule>;

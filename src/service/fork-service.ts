@@ -4,7 +4,7 @@ import { memoryAt } from "../memory/memory-at.js";
 import { committedAt } from "../records/memory-history.js";
 import type { AgentMessage } from "../records/messages.js";
 import { newSessionState } from "../records/session-state.js";
-import { ToolRule, uniqueToolRules } from "../records/tool-rule.js";
+import { RequestToolRule, uniqueToolRules } from "../records/tool-rule.js";
 import { newAgent } from "../runtime/new-agent.js";
 import { checkOverrides } from "../types/override-check.js";
 import {
@@ -24,7 +24,7 @@ export const ForkRequest = z.strictObject({
   name: z.string().min(1).max(200).optional(),
   agent_type: z.string().min(1).max(100).optional(),
   model: z.string().min(1).max(300).optional(),
-  tool_rules: z.array(ToolRule).max(200).optional(),
+  tool_rules: z.array(RequestToolRule).max(200).optional(),
 });
 export type ForkRequest = z.infer<typeof ForkRequest>;
 
