@@ -90,6 +90,28 @@ describe("free-form JSON fields", () => {
     expect(kept.tool_rules?.some((rule) => rule.tool_name === "a")).toBe(false);
   });
 
+  it("refuse text no store keeps (a NUL, a lone surrogate) with a 422 naming the field", async () => {
+    const cases = [
+      ["POST", "/v1/agents/", '{"name":"x\\ud800"}', "name"],
+      ["POST", "/v1/agents/", '{"name":"a\\u0000b"}', "name"],
+      ["PATCH", `/v1/agents/${agentId}`, '{"metadata":{"\\udc00":1}}', "metadata.\udc00"],
+      [
+        "POST",
+        `/v1/agents/${agentId}/messages`,
+        '{"messages":[{"role":"user","content":"hi \\ud800"}]}',
+        "messages.0.content",
+      ],
+    ] as const;
+    for (const [method, path, text, field] of cases) {
+      const answer = await send(method, path, text);
+      expect(answer.status, `${method} ${path} ${text}`).toBe(422);
+      expect(answer.body.errors?.[0]?.path).toBe(field);
+    }
+    // Escapes of a pair, or of a backslash, are text like any other.
+    const paired = await send("POST", "/v1/agents/", '{"name":"\\ud83d\\ude00 \\\\u0000"}');
+    expect(paired.status).toBe(200);
+  });
+
   it("refuse a value over 64 KiB with a 422 naming the field", async () => {
     const big = { notes: "x".repeat(64 * 1024) };
     const answer = await send("PATCH", `/v1/agents/${agentId}`, JSON.stringify({ metadata: big }));

@@ -26,6 +26,7 @@ import type { StepService } from "../service/step-service.js";
 import type { ToolService } from "../service/tool-service.js";
 import { type AppEnv, authenticate } from "./auth.js";
 import { refuseDeepBodies } from "./body-depth.js";
+import { refuseUnstorableText } from "./body-text.js";
 import { consoleRoutes, DEFAULT_CONSOLE_DIR } from "./console-assets.js";
 import { body, errorResponse } from "./error-response.js";
 import { drainUnreadBody, limitBodySize } from "./request-body.js";
@@ -178,6 +179,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     ),
   );
   app.use(refuseDeepBodies);
+  app.use(refuseUnstorableText);
 
   healthRoutes(app, options.version);
   agentTypeRoutes(app, options.config);
