@@ -181,3 +181,42 @@ describe("Letta's message options", () => {
     expect(capped.usage.step_count).toBe(1);
   });
 });
+
+describe("Letta's message lists count what they return", () => {
+  it("fills a page to its limit although send_message's returns show as nothing, and pages them all", async () => {
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "memgpt_agent" });
+    for (const text of ["first", "second", "third"]) {
+      await client.agents.messages.create(agent.id, {
+        messages: [{ role: "user", content: text }],
+      });
+    }
+    const all = (await client.agents.messages.list(agent.id, { limit: 1000, order: "asc" })).items;
+    const ids = all.map((m) => m.id);
+    expect(ids.length).toBeGreaterThanOrEqual(6);
+    // The newest stored row is send_message's hidden return: a page of one is the reply.
+    const newest = (await client.agents.messages.list(agent.id, { limit: 1, order: "desc" })).items;
+    expect(newest.map((m) => m.id)).toEqual([ids.at(-1)]);
+    for (const order of ["asc", "desc"] as const) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages <= ids.length; pages++) {
+        const cursors =
+          cursor === undefined ? {} : order === "asc" ? { after: cursor } : { before: cursor };
+        const page = (await client.agents.messages.list(agent.id, { limit: 2, order, ...cursors }))
+          .items;
+        if (page.length === 0) break;
+        expect(page.length).toBeLessThanOrEqual(2);
+        const pageIds = page.map((m) => m.id);
+        seen.push(...(order === "asc" ? pageIds : [...pageIds].reverse()));
+        cursor = order === "asc" ? pageIds.at(-1) : pageIds[0];
+      }
+      expect(order === "asc" ? seen : [...seen].reverse(), order).toEqual(ids);
+    }
+    const users = await client.messages.list({
+      limit: 2,
+      include_return_message_types: ["user_message"],
+    });
+    expect(users.map((m) => m.message_type)).toEqual(["user_message", "user_message"]);
+  });
+});

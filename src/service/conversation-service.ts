@@ -16,6 +16,7 @@ import type {
 import { type LettaMessageView, lettaMessages } from "./letta-views.js";
 import { NoActiveRunsError } from "./message-service.js";
 import { ModelRunError } from "./model-failure.js";
+import { shownPage } from "./shown-page.js";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -148,12 +149,18 @@ export class ConversationService {
     const where = await this.target(projectId, conversationId, query.agent_id);
     const { after, before, limit, order } = query;
     const cursors = order === "asc" ? { after, before } : { after: before, before: after };
-    const page = await this.ctx.store.conversations.listMessages(
-      where.agentId,
-      where.conversationId,
-      { ...cursors, limit, order },
+    const shown = await shownPage(
+      (from, size) =>
+        this.ctx.store.conversations.listMessages(where.agentId, where.conversationId, {
+          ...cursors,
+          after: from,
+          limit: size,
+          order,
+        }),
+      cursors.after,
+      limit,
+      lettaMessages,
     );
-    const shown = lettaMessages(page);
     return order === "desc" ? shown.reverse() : shown;
   }
 

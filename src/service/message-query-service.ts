@@ -11,6 +11,7 @@ import type {
 } from "./conversation-requests.js";
 import { compactTarget } from "./conversation-service.js";
 import { type LettaMessageView, lettaMessages } from "./letta-views.js";
+import { shownPage } from "./shown-page.js";
 
 /** How many agents a search without `agent_id` looks through, at most. */
 const MAX_AGENTS_SEARCHED = 1000;
@@ -58,15 +59,24 @@ export class MessageQueryService {
   async list(projectId: string, query: GlobalMessagesQuery): Promise<LettaMessageView[]> {
     const { after, before, limit, order } = query;
     const cursors = order === "asc" ? { after, before } : { after: before, before: after };
-    const page = await this.ctx.store.conversations.listProjectMessages(
-      {
-        projectId,
-        ...(query.conversation_id !== undefined && { conversationId: query.conversation_id }),
-      },
-      { ...cursors, limit, order },
-    );
+    const where = {
+      projectId,
+      ...(query.conversation_id !== undefined && { conversationId: query.conversation_id }),
+    };
     const only = query.include_return_message_types;
-    const shown = page.flatMap(views).filter((m) => !only || only.includes(m.message_type));
+    const shown = await shownPage(
+      (from, size) =>
+        this.ctx.store.conversations.listProjectMessages(where, {
+          ...cursors,
+          after: from,
+          limit: size,
+          order,
+        }),
+      cursors.after,
+      limit,
+      (rows) => rows.flatMap(views).filter((m) => !only || only.includes(m.message_type)),
+      (row) => row.message.id,
+    );
     return order === "desc" ? shown.reverse() : shown;
   }
 

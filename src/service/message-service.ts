@@ -10,6 +10,7 @@ import { checkRequest } from "./client-tool-check.js";
 import { type LettaMessageView, lettaMessages, type RunView, runView } from "./letta-views.js";
 import { ModelRunError } from "./model-failure.js";
 import type { ListQuery, SendMessagesRequest } from "./requests.js";
+import { shownPage } from "./shown-page.js";
 
 export type { LettaResponse };
 
@@ -234,8 +235,13 @@ export class MessageService {
     await requireAgent(this.ctx, projectId, agentId);
     const { after, before, ...rest } = query;
     const cursors = query.order === "asc" ? { after, before } : { after: before, before: after };
-    const page = await this.ctx.store.listMessages(agentId, { ...rest, ...cursors });
-    const shown = lettaMessages(page);
+    const shown = await shownPage(
+      (from, limit) =>
+        this.ctx.store.listMessages(agentId, { ...rest, ...cursors, after: from, limit }),
+      cursors.after,
+      query.limit,
+      lettaMessages,
+    );
     return query.order === "desc" ? shown.reverse() : shown;
   }
 
