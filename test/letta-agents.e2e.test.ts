@@ -1,3 +1,5 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer } from "./support/server-kit.js";
 
@@ -33,6 +35,24 @@ describe("Letta's official client against Holdfast: agents", () => {
 
     await client.agents.delete(agent.id);
     await expect(client.agents.retrieve(agent.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("deletes an agent's workspace with it, and no other agent's", async () => {
+    const client = server.client();
+    const [gone, kept] = [
+      await client.agents.create({ agent_type: "memgpt_agent" }),
+      await client.agents.create({ agent_type: "memgpt_agent" }),
+    ];
+    for (const agent of [gone, kept]) {
+      await client.agents.messages.create(agent.id, {
+        messages: [{ role: "user", content: "hi" }],
+      });
+    }
+    const workspace = (id: string) => join(server.dataDir, "workspaces", id);
+    writeFileSync(join(workspace(gone.id), "notes.txt"), "secret");
+    await client.agents.delete(gone.id);
+    expect(existsSync(workspace(gone.id))).toBe(false);
+    expect(existsSync(workspace(kept.id))).toBe(true);
   });
 
   it("pages through every agent exactly once with for await", async () => {

@@ -59,6 +59,8 @@ export interface ActivationSources {
   readonly defaultModel: string;
   /** The agent's workspace, with the read-only and network switches of its capabilities. */
   workspaceFor(record: AgentRecord, isolation: EffectiveCapabilities["isolation"]): Workspace;
+  /** Removes a deleted agent's workspace and its files; none when workspaces are not on disk. */
+  dropWorkspace?(record: AgentRecord): Promise<void>;
 }
 
 type AgentParts = Pick<

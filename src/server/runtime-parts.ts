@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import type { HoldfastConfig } from "../config/config-file.js";
 import { prepareSandbox, withSandbox } from "../config/sandbox-section.js";
@@ -14,6 +15,7 @@ import { withArchives } from "../memory/archive-search.js";
 import { HoldfastMetrics } from "../observability/metrics.js";
 import { allObservers } from "../observability/observers.js";
 import { startTracing } from "../observability/tracing.js";
+import type { AgentRecord } from "../records/agent-record.js";
 import { type Embeddings, wireEmbeddings } from "../runtime/embeddings.js";
 import type { EngineOptions } from "../runtime/turns.js";
 import { type FolderEmbedding, folderEmbedding } from "../service/folder-embedding.js";
@@ -116,6 +118,11 @@ export async function runtimeParts(
   const metrics = new HoldfastMetrics();
   const tracing = await startTracing(options.otelEnv ?? env);
   const observer = allObservers(tracing ? [metrics, tracing.observer] : [metrics]);
+  /** An agent's own folder under its type's workspace root (relative to the data directory). */
+  const workspaceRoot = (record: AgentRecord) => {
+    const base = config.registry.get(record.agent_type)?.isolation.workspace_root ?? "workspaces";
+    return resolve(isAbsolute(base) ? base : join(dataDir, base), record.id);
+  };
   const engineOptions: EngineOptions = {
     ...(observer && { observer }),
     store,
@@ -125,12 +132,12 @@ export async function runtimeParts(
     modelFor,
     defaultModel: options.defaultModel,
     workspaceFor: (record, isolation) => {
-      const type = config.registry.get(record.agent_type);
-      const base = type?.isolation.workspace_root ?? "workspaces";
-      const root = resolve(isAbsolute(base) ? base : join(dataDir, base), record.id);
+      const root = workspaceRoot(record);
       mkdirSync(root, { recursive: true });
       return { root, readOnly: isolation.read_only, network: isolation.network };
     },
+    // Off the event loop: a workspace may hold many files.
+    dropWorkspace: (record) => rm(workspaceRoot(record), { recursive: true, force: true }),
     clock: systemClock,
   };
   return {

@@ -64,6 +64,8 @@ export async function startTestServer(
     new Letta({ baseURL: server.url, maxRetries: 0, ...(apiKey ? { apiKey } : {}) });
   return {
     url: server.url,
+    /** The data directory (SQLite, agents' workspaces under `workspaces/`). */
+    dataDir,
     /** Where the turns' metrics are: the server's, or on the Restate engine its worker's. */
     metricsUrl: cluster?.worker.metricsUrl ?? server.url,
     client,
