@@ -1,5 +1,7 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { re2RegExp } from "../core/re2-regexp.js";
+import { inPlaceCycle, schemaTooDeep } from "./schema-cycles.js";
 
 /** One problem with a schema or a value, at a JSON pointer (`/properties/score/type`, `/score`). */
 export interface SchemaViolation {
@@ -25,10 +27,14 @@ function ajv(): Ajv {
       validateFormats: false,
       // Schemas are compiled on their own: two types' schemas with the same `$id` do not clash.
       addUsedSchema: false,
+      // A model's reply is checked on the event loop: no pattern may backtrack for hours.
+      code: { regExp: re2RegExp },
     });
   }
   return instance;
 }
+
+const ROOT_ID = "holdfast:output-schema";
 
 /** Compiled validators by schema text: a type's schema is compiled once, not per reply. */
 const compiled = new Map<string, ValidateFunction>();
@@ -45,6 +51,12 @@ export function checkOutputSchema(schema: Record<string, unknown>): SchemaViolat
   }
   try {
     if (!ajv().validateSchema(schema)) return (ajv().errors ?? []).map(violation);
+    if (schemaTooDeep(schema)) return [{ pointer: "", message: "the schema nests too deeply" }];
+    const cycle = inPlaceCycle(schema);
+    if (cycle !== null) {
+      const message = "refers back to itself without entering a property or an item";
+      return [{ pointer: cycle.slice(1), message }];
+    }
     validatorFor(schema);
     return [];
   } catch (error) {
@@ -72,7 +84,8 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv().compile(schema);
+    // A root without `$id` cannot be the target of `"$ref": "#"` when Ajv keeps no registry.
+    validate = ajv().compile(typeof schema.$id === "string" ? schema : { ...schema, $id: ROOT_ID });
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(key, validate);
   }

@@ -1,9 +1,7 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import type { RegExpEngine } from "ajv/dist/types/index.js";
-import type { RE2JS } from "re2js";
-import { inPlaceCycle, schemaTooDeep } from "./schema-cycles.js";
-import { MAX_PATTERN_CHARS } from "./workspace/pattern-matcher.js";
+import { re2RegExp } from "../core/re2-regexp.js";
+import { inPlaceCycle, schemaTooDeep } from "../llm/schema-cycles.js";
 
 /** One way a tool's arguments break its schema: where (`["items", 0]`), and how. */
 export interface ArgumentProblem {
@@ -15,29 +13,6 @@ export interface ArgumentProblem {
 export type ArgumentCheck = (value: unknown) => ArgumentProblem[];
 
 const require = createRequire(import.meta.url);
-
-/**
- * `pattern` and `patternProperties` under RE2 (re2js), whose time is linear in the text: a
- * schema comes from a client or an MCP server, and a pattern such as `^(a+)+$` under
- * JavaScript's backtracking engine would hold the event loop, and every agent, for hours.
- * A pattern RE2 does not take (a back-reference, a look-around) makes the schema unusable.
- */
-const re2Engine: RegExpEngine = Object.assign(
-  (pattern: string) => {
-    if (pattern.length > MAX_PATTERN_CHARS) {
-      throw new Error(`a pattern is longer than ${MAX_PATTERN_CHARS} characters`);
-    }
-    const { RE2JS: engine } = require("re2js") as { RE2JS: typeof RE2JS };
-    const compiled = engine.compile(pattern);
-    return {
-      test: (text: string) => compiled.matcher(text).find(),
-      // Ajv keeps one compiled pattern per `toString()`: without this, every pattern of a schema
-      // would share the first one's.
-      toString: () => `/${pattern}/`,
-    };
-  },
-  { code: "re2js" },
-);
 
 let instance: Ajv | undefined;
 /**
@@ -52,7 +27,8 @@ function ajv(): Ajv {
       allErrors: true,
       validateFormats: false,
       addUsedSchema: false,
-      code: { regExp: re2Engine },
+      // Patterns come from clients and MCP servers: under RE2, none can stall the server.
+      code: { regExp: re2RegExp },
     });
   }
   return instance;

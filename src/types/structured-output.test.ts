@@ -53,6 +53,16 @@ describe("output schemas in the config file", () => {
       "types.judge.structured_output.schema",
     ],
     [
+      "a $ref that leads back to where it stands",
+      { type: "object", properties: { a: { $ref: "#/properties/a" } } },
+      "types.judge.structured_output.schema.properties.a",
+    ],
+    [
+      "a pattern RE2 does not take (a back-reference)",
+      { type: "object", properties: { a: { type: "string", pattern: "(a)\\1" } } },
+      "types.judge.structured_output.schema",
+    ],
+    [
       "required that is not a list",
       { type: "object", required: "score" },
       "types.judge.structured_output.schema.required",

@@ -16,8 +16,7 @@ export class MatcherStoppedError extends Error {
   override readonly name = "MatcherStoppedError";
 }
 
-/** A pattern may be long, but not a program in itself: RE2 compiles it into states per char. */
-export const MAX_PATTERN_CHARS = 1000;
+export { MAX_PATTERN_CHARS } from "../../core/re2-regexp.js";
 
 /**
  * Vitest runs the TypeScript sources, where the worker is `pattern-worker.ts` (Node strips its
