@@ -37,6 +37,40 @@ describe("Letta's official client against Holdfast: agents", () => {
     await expect(client.agents.retrieve(agent.id)).rejects.toMatchObject({ status: 404 });
   });
 
+  it("refuses a PATCH that would change the type or the tools, and takes them sent back unchanged", async () => {
+    const client = server.client();
+    const agent = await client.agents.create({ agent_type: "memgpt_agent", name: "fixed" });
+    const toolIds = agent.tools.map((tool) => tool.id);
+    // Letta's client has no `agent_type` on update; other clients send whole states back.
+    const patch = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${server.url}/v1/agents/${agent.id}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const same = await patch({
+      name: "fixed-2",
+      agent_type: "memgpt_agent",
+      tool_ids: [...toolIds].reverse(),
+    });
+    expect(same).toMatchObject({ status: 200, body: { name: "fixed-2" } });
+    for (const [body, path] of [
+      [{ agent_type: "letta_v1_agent" }, "agent_type"],
+      [{ tool_ids: toolIds.slice(1) }, "tool_ids"],
+      [{ tool_ids: [...toolIds, "tool-web_search"] }, "tool_ids"],
+    ] as const) {
+      expect(await patch({ name: "changed", ...body })).toMatchObject({
+        status: 422,
+        body: { errors: [{ path }] },
+      });
+    }
+    const kept = await client.agents.retrieve(agent.id);
+    expect(kept).toMatchObject({ name: "fixed-2", agent_type: "memgpt_agent" });
+    expect(kept.tools.map((tool) => tool.id)).toEqual(toolIds);
+  });
+
   it("deletes an agent's workspace with it, and no other agent's", async () => {
     const client = server.client();
     const [gone, kept] = [

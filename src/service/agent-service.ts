@@ -1,10 +1,12 @@
-import { ValidationError } from "../core/errors.js";
+import { type FieldError, ValidationError } from "../core/errors.js";
 import { uniqueToolRules } from "../records/tool-rule.js";
+import { effectiveCapabilities } from "../types/capabilities.js";
 import { embeddingHandleOf } from "../types/embedding-handle.js";
 import {
   agentState,
   changeAgent,
   checkEmbedding,
+  type ResolvedAgent,
   requireAgent,
   type ServiceContext,
 } from "./agent-access.js";
@@ -69,7 +71,8 @@ export class AgentService {
     agentId: string,
     body: UpdateAgentRequest,
   ): Promise<AgentStateView> {
-    await requireAgent(this.ctx, projectId, agentId);
+    const current = await requireAgent(this.ctx, projectId, agentId);
+    await refuseFixedFields(this.ctx, current, body);
     if (body.model) {
       const problem = this.ctx.checkModel(body.model);
       if (problem)
@@ -134,4 +137,38 @@ export function pageOf<T extends { id: string }>(items: readonly T[], query: Lis
     end = at;
   }
   return ordered.slice(start, end).slice(0, query.limit);
+}
+
+/**
+ * Refuses a PATCH that would change what PATCH does not: the agent's type (fixed when it is
+ * made) or its tools (`tool_ids`, `tools`: attached and detached by their own routes). The
+ * same values, as Letta's clients may send back, pass.
+ */
+async function refuseFixedFields(
+  ctx: ServiceContext,
+  agent: ResolvedAgent,
+  body: UpdateAgentRequest,
+): Promise<void> {
+  const errors: FieldError[] = [];
+  if (body.agent_type != null && body.agent_type !== agent.record.agent_type) {
+    const message = `an agent's type is fixed when it is created (this one is '${agent.record.agent_type}'); create an agent of type '${body.agent_type}' instead`;
+    errors.push({ path: "agent_type", message });
+  }
+  const { catalogue } = ctx.config;
+  const offered = new Set(
+    effectiveCapabilities(agent.type, agent.overrides, catalogue).offered.map((g) => g.name),
+  );
+  const nameOf = (id: string) =>
+    id.startsWith("tool-") && !catalogue.tools.has(id) ? id.slice(5) : id;
+  const sameTools = (names: readonly string[]) =>
+    names.length === offered.size && names.every((name) => offered.has(name));
+  for (const [field, names] of [
+    ["tool_ids", body.tool_ids?.map(nameOf)],
+    ["tools", body.tools],
+  ] as const) {
+    if (names == null || sameTools(names)) continue;
+    const message = `tools change through PATCH /v1/agents/{agent_id}/tools/attach/{tool_id} and .../detach/{tool_id}, not here`;
+    errors.push({ path: field, message });
+  }
+  if (errors.length > 0) throw new ValidationError("invalid agent update", errors);
 }

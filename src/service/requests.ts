@@ -24,8 +24,16 @@ export const CreateAgentRequest = AgentSettings.extend({
 });
 export type CreateAgentRequest = z.infer<typeof CreateAgentRequest>;
 
-/** `PATCH /v1/agents/{id}`: the same fields, all optional; the type cannot change. */
-export const UpdateAgentRequest = AgentSettings;
+/**
+ * `PATCH /v1/agents/{id}`: the same fields, all optional. The type and the tools do not change
+ * here; Letta's clients may still send them, and a value that would change them is a 422 that
+ * says where to go instead, never a 200 that ignores it.
+ */
+export const UpdateAgentRequest = AgentSettings.extend({
+  agent_type: CreateAgentRequest.shape.agent_type,
+  tools: CreateAgentRequest.shape.tools,
+  tool_ids: CreateAgentRequest.shape.tool_ids,
+});
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequest>;
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string().max(1_000_000) });
