@@ -39,6 +39,10 @@ export function errorResponse(c: Context, error: unknown, log: (error: unknown) 
       error.status,
     );
   }
+  // Nobody reads this answer; the status tells logs and metrics it was the client's doing.
+  if (clientWentAway(error)) {
+    return c.json(body("CLIENT_CLOSED_REQUEST", "the client closed the connection"), 499 as 400);
+  }
   if (!(error instanceof HoldfastError)) {
     log(error);
     return c.json(body("INTERNAL", "internal server error"), 500);
@@ -58,6 +62,15 @@ export function errorResponse(c: Context, error: unknown, log: (error: unknown) 
     return c.json(out, STATUS_BY_CODE[error.code] ?? 503);
   }
   return c.json(out, STATUS_BY_CODE[error.code] ?? 400);
+}
+
+/** Node's error for a request whose client closed the connection before its body ended. */
+function clientWentAway(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.message === "aborted" &&
+    (error as NodeJS.ErrnoException).code === "ECONNRESET"
+  );
 }
 
 export function body(code: string, message: string): ErrorBody {
