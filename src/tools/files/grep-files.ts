@@ -1,4 +1,3 @@
-import { fileLines } from "../../memory/file-view.js";
 import type { FolderStore } from "../../storage/folder-store.js";
 import { failure, success, type ToolResult } from "../tool.js";
 import { MAX_PATTERN_CHARS, startPatternMatcher } from "../workspace/pattern-matcher.js";
@@ -68,12 +67,11 @@ export async function grepFiles(
   try {
     for (const row of rows) {
       if (matches.length >= MAX_COLLECTED) break;
-      const lines = fileLines((await folders.getFileContent(row.file_id)) ?? "");
-      const found = await matcher.matchLines(lines.join("\n"), MAX_COLLECTED - matches.length);
-      for (const [index] of found) {
+      const content = (await folders.getFileContent(row.file_id)) ?? "";
+      const found = await matcher.grepFile(content, MAX_COLLECTED - matches.length, context);
+      for (const { index, from, lines } of found) {
         matched.add(row.file_id);
-        const from = Math.max(0, index - context);
-        const shown = lines.slice(from, index + context + 1).map((text, i) => {
+        const shown = lines.map((text, i) => {
           const at = from + i;
           return `${at === index ? ">" : " "} ${at + 1}: ${text}`;
         });

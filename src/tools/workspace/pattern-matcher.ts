@@ -1,10 +1,21 @@
 import { Worker } from "node:worker_threads";
-import type { MatchReply, MatchRequest, WorkerReady } from "./pattern-worker.js";
+import type {
+  GrepReply,
+  GrepRequest,
+  MatchReply,
+  MatchRequest,
+  WorkerReady,
+} from "./pattern-worker.js";
 
 /** Matches one compiled pattern against texts, off the event loop; `close` ends its thread. */
 export interface PatternMatcher {
   /** The matching lines of `text`, at most `limit`: 0-based index and the line, cut short. */
   matchLines(text: string, limit: number): Promise<[number, string][]>;
+  /**
+   * The matching lines of a file's content among the lines an agent sees (`fileLines`), at
+   * most `limit`, each with `context` lines either side: the content is split in the thread.
+   */
+  grepFile(text: string, limit: number, context: number): Promise<GrepReply["matches"]>;
   close(): Promise<void>;
 }
 
@@ -66,8 +77,12 @@ export async function startPatternMatcher(
   }
   return {
     async matchLines(text, limit) {
-      worker.postMessage({ text, limit } satisfies MatchRequest);
+      worker.postMessage({ kind: "lines", text, limit } satisfies MatchRequest);
       return (await Promise.race([nextMessage<MatchReply>(worker), stopped])).lines;
+    },
+    async grepFile(text, limit, context) {
+      worker.postMessage({ kind: "file", text, limit, context } satisfies GrepRequest);
+      return (await Promise.race([nextMessage<GrepReply>(worker), stopped])).matches;
     },
     close,
   };
