@@ -156,6 +156,24 @@ describe("request bodies", () => {
     expect(tried).toBeGreaterThan(20);
   });
 
+  it("take a file of any depth into a folder, but refuse an agent file too deep at 'file'", async () => {
+    const deep = `${"[".repeat(100)}${"]".repeat(100)}`;
+    const upload = async (path: string, name: string, text: string) => {
+      const form = new FormData();
+      form.append("file", new File([text], name, { type: "application/json" }));
+      const response = await fetch(`${server.url}${path}`, { method: "POST", body: form });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const folder = await server.client().folders.create({ name: "deep-data" });
+    expect((await upload(`/v1/folders/${folder.id}/upload`, "deep.json", deep)).status).toBe(200);
+    for (const text of [deep, JSON.stringify(deep)]) {
+      expect(await upload("/v1/agents/import", "agent.af", text)).toMatchObject({
+        status: 422,
+        body: { errors: [{ path: "file" }] },
+      });
+    }
+  });
+
   it("may nest brackets inside strings as deep as they like", async () => {
     const text = JSON.stringify({ name: "brackets", description: "[{".repeat(5000) });
     const answer = await send("POST", "/v1/agents/", text);

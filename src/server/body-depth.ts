@@ -44,14 +44,22 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
  * before any handler parses it: a value that deep serves no client, and code that walks it
  * recursively (`JSON.stringify`, a schema of nested objects) would exhaust the call stack.
  * The body limit ran before, so the text read here is bounded; handlers read it from cache.
+ * A multipart body carries files: a folder's file is data of any shape, and a route that
+ * reads a file as JSON (an agent file) checks that file itself ({@link refuseDeepText}).
  */
 export const refuseDeepBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (carriesNoBody(c)) return next();
-  const text = await c.req.text();
-  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-    throw new ValidationError("invalid request", [
-      { path: "", message: `the body is nested more than ${MAX_BODY_DEPTH} levels deep` },
-    ]);
-  }
+  if (carriesNoBody(c) || c.req.header("content-type")?.startsWith("multipart/form-data"))
+    return next();
+  refuseDeepText(await c.req.text(), "");
   return next();
 };
+
+/** Throws a 422 at `path` when JSON `text` nests deeper than {@link MAX_BODY_DEPTH}. */
+export function refuseDeepText(text: string, path: string): void {
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+    const what = path === "" ? "the body" : `'${path}'`;
+    throw new ValidationError("invalid request", [
+      { path, message: `${what} is nested more than ${MAX_BODY_DEPTH} levels deep` },
+    ]);
+  }
+}

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ValidationError } from "../../core/errors.js";
 import type { AgentMaintenanceService } from "../../service/agent-maintenance-service.js";
 import type { AppEnv } from "../auth.js";
+import { refuseDeepText } from "../body-depth.js";
 import { body as errorBody } from "../error-response.js";
 import { AGENT_ERRORS, AgentIdParam } from "../schemas.js";
 
@@ -123,12 +124,15 @@ export function agentMaintenanceRoutes(
       throw new ValidationError("invalid request", [
         { path: "file", message: "the agent file is missing" },
       ]);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await file.text());
-      if (typeof raw === "string") raw = JSON.parse(raw);
-    } catch {
-      return c.json(errorBody("BAD_REQUEST", "Corrupted agent file format."), 400);
+    // A file may come JSON-encoded twice (Letta's clients send it so): each text is checked.
+    let raw: unknown = await file.text();
+    for (let decoded = 0; decoded < 2 && typeof raw === "string"; decoded++) {
+      refuseDeepText(raw, "file");
+      try {
+        raw = JSON.parse(raw);
+      } catch {
+        return c.json(errorBody("BAD_REQUEST", "Corrupted agent file format."), 400);
+      }
     }
     if (
       typeof raw !== "object" ||
