@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { re2RegExp } from "../core/re2-regexp.js";
+import { PatternWorkError, re2RegExp } from "../core/re2-regexp.js";
 import { inPlaceCycle, schemaTooDeep } from "./schema-cycles.js";
 
 /** One problem with a schema or a value, at a JSON pointer (`/properties/score/type`, `/score`). */
@@ -72,7 +72,14 @@ export function schemaViolations(
   value: unknown,
 ): SchemaViolation[] {
   const validate = validatorFor(schema);
-  return validate(value) ? [] : (validate.errors ?? []).map(violation);
+  try {
+    return validate(value) ? [] : (validate.errors ?? []).map(violation);
+  } catch (error) {
+    if (error instanceof PatternWorkError) return [{ pointer: "", message: error.message }];
+    if (error instanceof RangeError)
+      return [{ pointer: "", message: "nested too deeply to check" }];
+    throw error;
+  }
 }
 
 /** Violations as one line each, `at /score: must be number`. */

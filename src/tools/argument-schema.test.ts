@@ -72,6 +72,24 @@ describe("schemas that would stall or crash the server", () => {
     });
   });
 
+  it("bounds a pattern's work on the event loop: a string too long for it is a problem, not a stall", () => {
+    const check = usable({
+      type: "object",
+      properties: { text: { type: "string", pattern: "(.*.*.*a){22}x" } },
+    });
+    // 201 RE2 instructions: fine on a short string, refused past ~6,000 characters.
+    expect(check({ text: `${"a".repeat(30)}x` })).toEqual([]);
+    expect(check({ text: `${"a".repeat(15_999)}x` })).toEqual([
+      { path: [], message: expect.stringContaining("is too long to check against the pattern") },
+    ]);
+    // A small pattern checks long strings.
+    const simple = usable({
+      type: "object",
+      properties: { t: { type: "string", pattern: "^a+$" } },
+    });
+    expect(simple({ t: "a".repeat(100_000) })).toEqual([]);
+  });
+
   it("refuses a schema nested past any tool's need", () => {
     let schema: Record<string, unknown> = { type: "string" };
     for (let i = 0; i < 70; i++) schema = { type: "object", properties: { a: schema } };

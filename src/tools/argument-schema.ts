@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { re2RegExp } from "../core/re2-regexp.js";
+import { PatternWorkError, re2RegExp } from "../core/re2-regexp.js";
 import { inPlaceCycle, schemaTooDeep } from "../llm/schema-cycles.js";
 
 /** One way a tool's arguments break its schema: where (`["items", 0]`), and how. */
@@ -71,6 +71,7 @@ export function argumentCheck(
       try {
         return validate(value) ? [] : byPath((validate.errors ?? []).map(problemOf));
       } catch (error) {
+        if (error instanceof PatternWorkError) return [{ path: [], message: error.message }];
         if (!(error instanceof RangeError)) throw error;
         return [{ path: [], message: "the arguments nest too deeply to be checked" }];
       }
