@@ -198,6 +198,19 @@ describe("Letta's official client against Holdfast: messages", () => {
       if (m.message_type === "user_message") users.push(m);
     }
     expect(users).toHaveLength(1);
+    // The same otid with another message is no retry: a 409, and nothing is dropped silently.
+    await expect(
+      client.agents.messages.create(agent.id, {
+        messages: [{ role: "user", content: "something else", otid: "otid-42" }],
+      }),
+    ).rejects.toMatchObject({ status: 409 });
+    // Nothing calls back: said at once, not dropped.
+    await expect(
+      client.agents.messages.createAsync(agent.id, {
+        messages: [{ role: "user", content: "later" }],
+        callback_url: "https://example.com/hook",
+      }),
+    ).rejects.toMatchObject({ status: 422, error: { errors: [{ path: "callback_url" }] } });
   });
 
   it("queues concurrent messages to one agent and answers each, in order", async () => {

@@ -6,6 +6,7 @@ import type { Usage } from "../records/session-state.js";
 import type { AgentEvent } from "../runtime/agent-events.js";
 import type { RunOutcome, SendOptions } from "../runtime/engine.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
+import { refuseCallbackUrl } from "./callback-url.js";
 import { checkRequest } from "./client-tool-check.js";
 import { type LettaMessageView, lettaMessages, type RunView, runView } from "./letta-views.js";
 import { ModelRunError } from "./model-failure.js";
@@ -219,9 +220,30 @@ export class MessageService {
     const input = inputOf(body);
     // Answers to approvals are checked against the session the engine holds, whose run they go on.
     const session = input.kind === "approvals" ? await this.ctx.engine.session(agentId) : null;
+    refuseCallbackUrl(body.callback_url, "the run is in GET /v1/runs/{run_id}");
     const clientTools = checkRequest(this.ctx, agent, body, input, session);
+    if (input.kind === "message" && input.otid !== null)
+      await this.#refuseReusedOtid(agentId, input);
     const runId = session ? session.run_id : this.ctx.ids.next("run");
     return { input, clientTools, runId };
+  }
+
+  /**
+   * An `otid` sent again with the same message answers from the first run (a retry); with
+   * another message it is a 409: answering the first run's reply for it would tell the client
+   * its new message was handled when it was dropped.
+   */
+  async #refuseReusedOtid(agentId: string, input: { content: string; otid: string | null }) {
+    const run = input.otid === null ? null : await this.ctx.store.findRunByKey(agentId, input.otid);
+    if (!run) return;
+    const sent = (await this.ctx.store.listRunMessages(run.id)).find(
+      (m) => m.message_type === "user_message" && m.otid === input.otid,
+    );
+    if (sent && "content" in sent && sent.content !== input.content) {
+      throw new ConflictError(
+        `otid '${input.otid}' was sent with another message (run ${run.id}); a retry sends the same message, a new message a new otid`,
+      );
+    }
   }
 
   /**

@@ -98,6 +98,8 @@ export const SendMessagesRequest = z
     include_return_message_types: z.array(MessageType).max(20).nullish(),
     /** Tools the caller runs itself, offered for this run only. */
     client_tools: z.array(ClientTool).max(100).nullish(),
+    /** Letta's call back when an async run ends: refused (`refuseCallbackUrl`), never dropped. */
+    callback_url: z.string().max(2000).nullish(),
   })
   .refine((body) => body.messages !== undefined || body.input !== undefined, {
     message: "send either 'messages' or 'input'",

@@ -7,6 +7,7 @@ import {
   type ScheduledMessageRecord,
 } from "../records/scheduled-message.js";
 import { requireAgent, type ServiceContext } from "./agent-access.js";
+import { refuseCallbackUrl } from "./callback-url.js";
 import type { ScheduledMessageLoop } from "./scheduled-message-loop.js";
 
 /** `POST /v1/agents/{id}/schedule`: Letta's fields (its client's `ScheduleCreateParams`). */
@@ -114,15 +115,7 @@ export class ScheduleService {
 
   /** When the message first fires; a callback or a cron expression that never fires is a 422. */
   #firstFiring(body: CreateScheduleRequest): number {
-    if (body.callback_url != null) {
-      throw new ValidationError("callback_url is not supported", [
-        {
-          path: "callback_url",
-          message:
-            "Holdfast does not call back; each firing is a run: poll GET /v1/runs?agent_id=… or its messages",
-        },
-      ]);
-    }
+    refuseCallbackUrl(body.callback_url, "each firing is a run");
     if (body.schedule.type !== "recurring") return body.schedule.scheduled_at;
     const path = "schedule.cron_expression";
     try {
