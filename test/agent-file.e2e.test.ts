@@ -56,7 +56,13 @@ describe("agent files (issue #15)", () => {
       agent_type: "letta_v1_agent",
       memory_blocks: [
         { label: "human", value: "Name: Ada", limit: 2000 },
-        { label: "persona", value: "A careful helper.", description: "who I am" },
+        {
+          label: "persona",
+          value: "A careful helper.",
+          description: "who I am",
+          tags: ["core"],
+          metadata: { owner: "ops" },
+        },
       ],
       tool_rules: [{ type: "max_count_per_step", tool_name: "memory_insert", max_count_limit: 2 }],
       tags: ["moving"],
@@ -80,7 +86,9 @@ describe("agent files (issue #15)", () => {
     const moved = await into.agents.retrieve(id);
     const before = await from.agents.retrieve(agent.id);
     const blocks = (a: typeof moved) =>
-      a.blocks.map((b) => [b.label, b.value, b.limit, b.description]).sort();
+      a.blocks
+        .map((b) => [b.label, b.value, b.limit, b.description, b.tags ?? [], b.metadata ?? {}])
+        .sort();
     expect(blocks(moved)).toEqual(blocks(before));
     expect(moved.blocks.find((b) => b.label === "human")?.value).toContain("green tea");
     expect(moved.tool_rules).toEqual(before.tool_rules);

@@ -62,6 +62,8 @@ export const AgentFileBlock = z.looseObject({
   limit: z.int().min(1).nullish(),
   description: z.string().nullish(),
   read_only: z.boolean().nullish(),
+  tags: z.array(z.string()).nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
 });
 export type AgentFileBlock = z.infer<typeof AgentFileBlock>;
 

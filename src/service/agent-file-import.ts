@@ -125,6 +125,8 @@ function requestOf(
       ...(b.limit ? { limit: b.limit } : {}),
       description: b.description ?? null,
       read_only: b.read_only ?? false,
+      ...(b.tags ? { tags: b.tags } : {}),
+      ...(b.metadata && Object.keys(b.metadata).length > 0 ? { metadata: b.metadata } : {}),
     })),
   };
 }
