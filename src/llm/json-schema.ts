@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
-import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { PatternWorkError, re2RegExp } from "../core/re2-regexp.js";
+import type { ErrorObject } from "ajv";
+import { PatternWorkError } from "../core/re2-regexp.js";
+import { SchemaCompiler } from "./schema-compiler.js";
 import { inPlaceCycle, schemaTooDeep } from "./schema-cycles.js";
 
 /** One problem with a schema or a value, at a JSON pointer (`/properties/score/type`, `/score`). */
@@ -12,33 +12,9 @@ export interface SchemaViolation {
 
 /**
  * Strict, JSON Schema draft 07: an unknown keyword or a misspelt type is an error, never
- * ignored, so that a schema a config file names means what it says. Formats are not checked
- * (they would need a plugin a provider may not mirror); `$ref` to remote schemas is refused by
- * having no loader.
+ * ignored, so that a schema a config file names means what it says.
  */
-let instance: Ajv | undefined;
-/** Ajv, loaded when the first schema is checked (most servers never check one). */
-function ajv(): Ajv {
-  if (!instance) {
-    const { Ajv: AjvClass } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
-    instance = new AjvClass({
-      strict: true,
-      allErrors: true,
-      validateFormats: false,
-      // Schemas are compiled on their own: two types' schemas with the same `$id` do not clash.
-      addUsedSchema: false,
-      // A model's reply is checked on the event loop: no pattern may backtrack for hours.
-      code: { regExp: re2RegExp },
-    });
-  }
-  return instance;
-}
-
-const ROOT_ID = "holdfast:output-schema";
-
-/** Compiled validators by schema text: a type's schema is compiled once, not per reply. */
-const compiled = new Map<string, ValidateFunction>();
-const MAX_COMPILED = 256;
+const compiler = new SchemaCompiler({ strict: true }, "holdfast:output-schema");
 
 /**
  * The problems of a JSON Schema given as an output schema: not a valid draft-07 schema, an
@@ -50,14 +26,14 @@ export function checkOutputSchema(schema: Record<string, unknown>): SchemaViolat
     return [{ pointer: "/type", message: "the root of an output schema must be type 'object'" }];
   }
   try {
-    if (!ajv().validateSchema(schema)) return (ajv().errors ?? []).map(violation);
+    if (!compiler.ajv().validateSchema(schema)) return (compiler.ajv().errors ?? []).map(violation);
     if (schemaTooDeep(schema)) return [{ pointer: "", message: "the schema nests too deeply" }];
     const cycle = inPlaceCycle(schema);
     if (cycle !== null) {
       const message = "refers back to itself without entering a property or an item";
       return [{ pointer: cycle.slice(1), message }];
     }
-    validatorFor(schema);
+    compiler.compile(schema);
     return [];
   } catch (error) {
     // Strict mode reports unknown keywords as it compiles; an unknown `$schema` draft or a
@@ -71,7 +47,7 @@ export function schemaViolations(
   schema: Record<string, unknown>,
   value: unknown,
 ): SchemaViolation[] {
-  const validate = validatorFor(schema);
+  const validate = compiler.compile(schema);
   try {
     return validate(value) ? [] : (validate.errors ?? []).map(violation);
   } catch (error) {
@@ -85,18 +61,6 @@ export function schemaViolations(
 /** Violations as one line each, `at /score: must be number`. */
 export function describeViolations(violations: readonly SchemaViolation[]): string {
   return violations.map((v) => `at ${v.pointer === "" ? "/" : v.pointer}: ${v.message}`).join("; ");
-}
-
-function validatorFor(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    // A root without `$id` cannot be the target of `"$ref": "#"` when Ajv keeps no registry.
-    validate = ajv().compile(typeof schema.$id === "string" ? schema : { ...schema, $id: ROOT_ID });
-    if (compiled.size >= MAX_COMPILED) compiled.clear();
-    compiled.set(key, validate);
-  }
-  return validate;
 }
 
 function violation(error: ErrorObject): SchemaViolation {

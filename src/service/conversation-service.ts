@@ -147,21 +147,12 @@ export class ConversationService {
     query: ConversationMessagesQuery,
   ): Promise<LettaMessageView[]> {
     const where = await this.target(projectId, conversationId, query.agent_id);
-    const { after, before, limit, order } = query;
-    const cursors = order === "asc" ? { after, before } : { after: before, before: after };
-    const shown = await shownPage(
-      (from, size) =>
-        this.ctx.store.conversations.listMessages(where.agentId, where.conversationId, {
-          ...cursors,
-          after: from,
-          limit: size,
-          order,
-        }),
-      cursors.after,
-      limit,
+    return shownPage(
+      query,
+      (page) =>
+        this.ctx.store.conversations.listMessages(where.agentId, where.conversationId, page),
       lettaMessages,
     );
-    return order === "desc" ? shown.reverse() : shown;
   }
 
   /** Notes that a message was sent to the conversation (Letta's `last_message_at`). */

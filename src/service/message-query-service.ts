@@ -57,27 +57,17 @@ export class MessageQueryService {
 
   /** A page of the project's messages; cursors mean newer/older, as the agent route's do. */
   async list(projectId: string, query: GlobalMessagesQuery): Promise<LettaMessageView[]> {
-    const { after, before, limit, order } = query;
-    const cursors = order === "asc" ? { after, before } : { after: before, before: after };
     const where = {
       projectId,
       ...(query.conversation_id !== undefined && { conversationId: query.conversation_id }),
     };
     const only = query.include_return_message_types;
-    const shown = await shownPage(
-      (from, size) =>
-        this.ctx.store.conversations.listProjectMessages(where, {
-          ...cursors,
-          after: from,
-          limit: size,
-          order,
-        }),
-      cursors.after,
-      limit,
+    return shownPage(
+      query,
+      (page) => this.ctx.store.conversations.listProjectMessages(where, page),
       (rows) => rows.flatMap(views).filter((m) => !only || only.includes(m.message_type)),
       (row) => row.message.id,
     );
-    return order === "desc" ? shown.reverse() : shown;
   }
 
   /** A message by id (Letta answers with a list: one stored message may show as several). */

@@ -247,24 +247,14 @@ export class MessageService {
   }
 
   /**
-   * An agent's history as Letta's messages route pages it: `after` means newer than the cursor
-   * and `before` older, whatever the `order` (letta/services/message_manager.py, `list_messages`
-   * filters by sequence); `order` picks which end the page is taken from, and a `desc` page is
-   * still shown oldest first (letta/server/server.py, `get_agent_recall_async` reverses it).
-   * The store applies cursors relative to the order, so for `desc` they swap here.
+   * An agent's history as Letta's messages route pages it (`shownPage`): `after` means newer
+   * than the cursor and `before` older, whatever the `order` (letta/services/message_manager.py,
+   * `list_messages` filters by sequence); a `desc` page is still shown oldest first
+   * (letta/server/server.py, `get_agent_recall_async` reverses it).
    */
   async list(projectId: string, agentId: string, query: ListQuery): Promise<LettaMessageView[]> {
     await requireAgent(this.ctx, projectId, agentId);
-    const { after, before, ...rest } = query;
-    const cursors = query.order === "asc" ? { after, before } : { after: before, before: after };
-    const shown = await shownPage(
-      (from, limit) =>
-        this.ctx.store.listMessages(agentId, { ...rest, ...cursors, after: from, limit }),
-      cursors.after,
-      query.limit,
-      lettaMessages,
-    );
-    return query.order === "desc" ? shown.reverse() : shown;
+    return shownPage(query, (page) => this.ctx.store.listMessages(agentId, page), lettaMessages);
   }
 
   /**

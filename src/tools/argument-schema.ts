@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
-import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { PatternWorkError, re2RegExp } from "../core/re2-regexp.js";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { PatternWorkError } from "../core/re2-regexp.js";
+import { SchemaCompiler } from "../llm/schema-compiler.js";
 import { inPlaceCycle, schemaTooDeep } from "../llm/schema-cycles.js";
 
 /** One way a tool's arguments break its schema: where (`["items", 0]`), and how. */
@@ -12,33 +12,11 @@ export interface ArgumentProblem {
 /** The problems of one call's arguments; empty when they fit. */
 export type ArgumentCheck = (value: unknown) => ArgumentProblem[];
 
-const require = createRequire(import.meta.url);
-
-let instance: Ajv | undefined;
 /**
- * Ajv for tools' schemas, loaded at the first one: lenient about keywords it does not know
- * (clients send `title`, `examples`, vendor extensions), formats unchecked, no remote `$ref`.
+ * Lenient about keywords Ajv does not know: clients send `title`, `examples` and vendor
+ * extensions in tool schemas.
  */
-function ajv(): Ajv {
-  if (!instance) {
-    const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
-    instance = new AjvClass({
-      strict: false,
-      allErrors: true,
-      validateFormats: false,
-      addUsedSchema: false,
-      // Patterns come from clients and MCP servers: under RE2, none can stall the server.
-      code: { regExp: re2RegExp },
-    });
-  }
-  return instance;
-}
-
-const ROOT_ID = "holdfast:tool-arguments";
-
-/** Compiled checks by schema text: a tool offered on every call is compiled once. */
-const compiled = new Map<string, ValidateFunction>();
-const MAX_COMPILED = 256;
+const compiler = new SchemaCompiler({ strict: false }, "holdfast:tool-arguments");
 
 /**
  * A check of tool arguments against a JSON Schema that cannot stall the server, or why the
@@ -60,7 +38,7 @@ export function argumentCheck(
         error: `the schema at '${cycle}' refers back to itself without entering a property or an item`,
       };
     }
-    validate = validatorFor(schema);
+    validate = compiler.compile(schema);
   } catch (error) {
     // A schema too large to walk or to compile (RangeError) is as unusable as a wrong one.
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
@@ -77,19 +55,6 @@ export function argumentCheck(
       }
     },
   };
-}
-
-function validatorFor(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    // A root without `$id` cannot be the target of `"$ref": "#"` when Ajv keeps no registry.
-    const rooted = typeof schema.$id === "string" ? schema : { ...schema, $id: ROOT_ID };
-    validate = ajv().compile(rooted);
-    if (compiled.size >= MAX_COMPILED) compiled.clear();
-    compiled.set(key, validate);
-  }
-  return validate;
 }
 
 /** Problems in the order of their arguments' paths (Ajv's order follows its keywords). */
