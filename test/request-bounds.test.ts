@@ -172,6 +172,12 @@ describe("request bodies", () => {
         body: { errors: [{ path: "file" }] },
       });
     }
+    // Nor does a NUL get in through a file: refused at its path in the file.
+    const withNul = '{"agents":[{"name":"a\\u0000b"}],"blocks":[],"tools":[]}';
+    expect(await upload("/v1/agents/import", "agent.af", withNul)).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: "agents.0.name" }] },
+    });
   });
 
   it("may nest brackets inside strings as deep as they like", async () => {

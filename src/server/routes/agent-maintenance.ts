@@ -3,6 +3,7 @@ import { ValidationError } from "../../core/errors.js";
 import type { AgentMaintenanceService } from "../../service/agent-maintenance-service.js";
 import type { AppEnv } from "../auth.js";
 import { refuseDeepText } from "../body-depth.js";
+import { firstUnstorableString } from "../body-text.js";
 import { body as errorBody } from "../error-response.js";
 import { AGENT_ERRORS, AgentIdParam } from "../schemas.js";
 
@@ -134,6 +135,9 @@ export function agentMaintenanceRoutes(
         return c.json(errorBody("BAD_REQUEST", "Corrupted agent file format."), 400);
       }
     }
+    // The body's own check of NULs and lone surrogates skips multipart: the file is checked here.
+    const unstorable = firstUnstorableString(raw);
+    if (unstorable !== null) throw new ValidationError("invalid agent file", [unstorable]);
     if (
       typeof raw !== "object" ||
       raw === null ||
