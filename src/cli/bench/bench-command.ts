@@ -13,6 +13,7 @@ import type { recallCost } from "./recall.js";
 import type * as scenarios from "./scenarios.js";
 import type { BenchStore } from "./scenarios.js";
 import type { serveStartup } from "./serve-startup.js";
+import type { stalls } from "./stalls.js";
 import type { vectorSearch } from "./vector-search.js";
 
 interface BenchOptions {
@@ -156,6 +157,8 @@ async function runScenario(name: string, quick: boolean, target: BenchStore): Pr
       return (await import("./commit-floor.js")).commitFloor(n(300), target);
     case "http":
       return (await import("./http-turns.js")).httpTurns(n(300), durability);
+    case "stalls":
+      return (await import("./stalls.js")).stalls(quick ? 5_000 : 50_000, quick ? 1 : 9);
     case "fanout":
       return (await import("./fan-out.js")).fanOut(n(200));
     case "memory":
@@ -214,6 +217,7 @@ function runAll(quick: boolean) {
     serveStartup: inChild<Awaited<ReturnType<typeof serveStartup>>>("serve", quick),
     floor: inChild<Awaited<ReturnType<typeof commitFloor>>>("floor", quick),
     http: inChild<Awaited<ReturnType<typeof httpTurns>>>("http", quick),
+    stalls: inChild<Awaited<ReturnType<typeof stalls>>>("stalls", quick),
     fanOut: inChild<Awaited<ReturnType<typeof fanOut>>>("fanout", quick),
     chain: inChild<Awaited<ReturnType<typeof chainOverhead>>>("chain", quick),
     memory: inChild<Awaited<ReturnType<typeof memoryQueries>>>("memory", quick),
@@ -286,6 +290,10 @@ function printTable(r: ReturnType<typeof runAll>): void {
       `${f(r.http.inProcessP50Ms)} / ${f(r.http.sameProcess.httpP50Ms)} ` +
         `(${f(r.http.sameProcess.overheadP50Ms)}; ${f(r.http.sameProcess.bareRoundTripP50Ms)})`,
     ],
+    ...r.stalls.map((stall): [string, string] => [
+      `stall: ${stall.what}: request / slowest /v1/health/ ms`,
+      `${f(stall.ms, 0)} / ${f(stall.worstHealthMs, 0)}`,
+    ]),
     [
       `fan-out: spawn call to all ${r.fanOut.width} children running p50 / p99 ms`,
       `${f(r.fanOut.spawnToAllRunning.p50Ms)} / ${f(r.fanOut.spawnToAllRunning.p99Ms)}`,

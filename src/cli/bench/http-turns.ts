@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { builtinConfig } from "../../config/config-file.js";
 import { createSimModel } from "../../llm/sim/sim-model.js";
-import { createApp } from "../../server/app.js";
-import { assemble } from "../../server/assemble.js";
-import { listen } from "../../server/serve.js";
 import { DEFAULT_DURABILITY, type Durability } from "../../storage/durability.js";
+import { benchServer } from "./bench-server.js";
 import { clientHere, clientInChild, type TurnClient } from "./letta-turn-client.js";
 import { percentile, timed } from "./measure.js";
 
@@ -28,7 +22,6 @@ export interface HttpFigures {
  * message, one read tool call (`conversation_search`), then an answer.
  */
 export async function httpTurns(turns: number, durability: Durability = DEFAULT_DURABILITY) {
-  const dataDir = mkdtempSync(join(tmpdir(), "holdfast-bench-http-"));
   const model = createSimModel({
     remember: false,
     script: (request, call) =>
@@ -36,24 +29,8 @@ export async function httpTurns(turns: number, durability: Durability = DEFAULT_
         ? { text: "found it" }
         : { toolCalls: [{ name: "conversation_search", args: { query: `k${call}` } }] },
   });
-  const assembled = await assemble({
-    config: builtinConfig(),
-    dataDir,
-    durability,
-    defaultModel: "sim/bench",
-    env: {},
-    modelFor: () => model,
-    otelEnv: {},
-  });
-  const app = createApp({
-    config: assembled.config,
-    version: "bench",
-    services: assembled.services,
-    flush: () => assembled.store.flush?.() ?? Promise.resolve(),
-    tokens: null,
-    metrics: assembled.metrics,
-  });
-  const server = await listen(app, "127.0.0.1", 0);
+  const server = await benchServer(model, durability);
+  const { assembled } = server;
   const bare = await bareServer();
   try {
     const agent = await assembled.services.agents.create("default", {
@@ -95,8 +72,6 @@ export async function httpTurns(turns: number, durability: Durability = DEFAULT_
   } finally {
     await new Promise((closed) => bare.server.close(closed));
     await server.close();
-    await assembled.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
