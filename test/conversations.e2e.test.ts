@@ -139,6 +139,15 @@ describe("conversations (issue #15, decision 026)", () => {
       status: 422,
       error: { errors: [expect.objectContaining({ path: "context_window_limit" })] },
     });
+    // Settings it would not honour are said to be unsupported, not dropped.
+    const settings = { model_settings: { temperature: 0.1 } } as Record<string, unknown>;
+    await expect(
+      client.conversations.create({ agent_id: agent.id, ...settings }),
+    ).rejects.toMatchObject({ status: 422, error: { errors: [{ path: "model_settings" }] } });
+    await expect(client.conversations.update(a.id, settings)).rejects.toMatchObject({
+      status: 422,
+      error: { errors: [{ path: "model_settings" }] },
+    });
   });
 
   it("forks a conversation up to a message, and the fork goes on alone", async () => {

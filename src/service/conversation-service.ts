@@ -103,6 +103,7 @@ export class ConversationService {
       updated_at_ms: now,
     };
     if (body.model) this.#checkModel(body.model, "model");
+    refuseModelSettings(body.model_settings);
     if (!(await this.ctx.store.conversations.update(updated)))
       throw new NotFoundError("conversation", conversationId);
     return conversationView(updated);
@@ -272,6 +273,7 @@ export class ConversationService {
 
   #newRecord(agentId: string, body: CreateConversationRequest): ConversationRecord {
     if (body.model) this.#checkModel(body.model, "model");
+    refuseModelSettings(body.model_settings);
     const now = this.ctx.clock.now();
     return {
       id: this.ctx.ids.next("conv"),
@@ -324,4 +326,19 @@ export function compactTarget(
     if (error instanceof ModelError) throw new ModelRunError(undefined, error.message, null);
     throw error;
   });
+}
+
+/**
+ * Letta's per-conversation `model_settings` (temperature, output tokens…): a conversation here
+ * takes its model's settings from the agent's type, so these are a 422, not a field dropped.
+ */
+function refuseModelSettings(settings: Record<string, unknown> | null | undefined): void {
+  if (settings == null) return;
+  throw new ValidationError("model_settings is not supported", [
+    {
+      path: "model_settings",
+      message:
+        "a conversation takes its model's settings from the agent's type; set `model` to change the model",
+    },
+  ]);
 }
