@@ -107,6 +107,13 @@ describe("free-form JSON fields", () => {
       expect(answer.status, `${method} ${path} ${text}`).toBe(422);
       expect(answer.body.errors?.[0]?.path).toBe(field);
     }
+    // A message with a bad field is refused at that field, not as a whole.
+    const badRole = await send(
+      "POST",
+      `/v1/agents/${agentId}/messages`,
+      '{"messages":[{"role":"bogus","content":"hi"}]}',
+    );
+    expect(badRole).toMatchObject({ status: 422, body: { errors: [{ path: "messages.0.role" }] } });
     // Escapes of a pair, or of a backslash, are text like any other.
     const paired = await send("POST", "/v1/agents/", '{"name":"\\ud83d\\ude00 \\\\u0000"}');
     expect(paired.status).toBe(200);

@@ -40,5 +40,14 @@ describe("Letta's MCP server configs", () => {
       }
     })();
     expect(neither?.errors.map((e) => e.path)).toEqual(["config.command"]);
+    const badUrl = (() => {
+      try {
+        configFromLetta(letta({ mcp_server_type: "streamable_http", server_url: "not a url" }));
+      } catch (error) {
+        return error as ValidationError;
+      }
+    })();
+    // The field the client sent, not the name Holdfast stores it under.
+    expect(badUrl?.errors.map((e) => e.path)).toEqual(["config.server_url"]);
   });
 });

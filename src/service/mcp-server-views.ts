@@ -84,13 +84,20 @@ export function configFromLetta(letta: LettaMcpConfig, base?: McpServerConfig): 
     Object.entries(draft).filter(([, value]) => value !== undefined),
   );
   const parsed = McpServerConfig.safeParse(clean);
-  if (!parsed.success)
-    throw new ValidationError(
-      "invalid MCP server config",
-      fieldErrorsFromZod(parsed.error, ["config"]),
-    );
+  if (!parsed.success) {
+    // Named as the client sent them: Holdfast's `url` and `headers` are Letta's fields.
+    const errors = fieldErrorsFromZod(parsed.error).map((error) => {
+      const [first = "", ...rest] = error.path.split(".");
+      const path = ["config", LETTA_NAMES[first] ?? first, ...rest].filter((p) => p !== "");
+      return { ...error, path: path.join(".") };
+    });
+    throw new ValidationError("invalid MCP server config", errors);
+  }
   return parsed.data;
 }
+
+/** Letta's names of the config fields Holdfast names otherwise. */
+const LETTA_NAMES: Record<string, string> = { url: "server_url", headers: "custom_headers" };
 
 /**
  * Letta's view of a server, with secrets redacted, plus what Holdfast knows of it: where it was

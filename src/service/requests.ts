@@ -57,8 +57,11 @@ const ToolReturnEntry = z.object({
   stderr: z.array(z.string().max(100_000)).max(1000).nullish(),
 });
 
-/** One input message: a user message, or answers to pending approvals and client tool calls. */
-export const MessageCreate = z.union([
+/**
+ * One input message: a user message, or answers to pending approvals and client tool calls.
+ * Told apart by `type`, so a bad field is named (`messages.0.role`), not the whole message.
+ */
+export const MessageCreate = z.discriminatedUnion("type", [
   z
     .object({
       type: z.literal("approval"),
