@@ -365,8 +365,7 @@ export class EmbeddedEngine implements Engine {
     if (deleted) {
       await this.#forget(agentId);
       await this.#stopOrphans(agentId);
-      // After the record: a crash between the two leaves files of no agent, never an agent
-      // without its files.
+      // After the record: a crash in between leaves files of no agent, never an agent without.
       if (record) await this.options.dropWorkspace?.(record);
     }
     return deleted;

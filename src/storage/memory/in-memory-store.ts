@@ -149,16 +149,11 @@ class InMemoryStore implements Store {
     return true;
   }
 
-  async listAgents(
-    projectId: string,
-    page: PageQuery,
-    filter?: AgentListFilter,
-  ): Promise<AgentRecord[]> {
-    const inProject = [...this.agents.values()]
-      .map((rows) => rows.record)
-      .filter((record) => record.project_id === projectId);
-    const keep = filter ? (record: AgentRecord) => passesAgentFilter(record, filter) : undefined;
-    return pageOf(inProject, page, keep).map(copy);
+  async listAgents(projectId: string, page: PageQuery, filter?: AgentListFilter) {
+    const inProject = [...this.agents.values()].flatMap(({ record }) =>
+      record.project_id === projectId ? [record] : [],
+    );
+    return pageOf(inProject, page, filter && ((r) => passesAgentFilter(r, filter))).map(copy);
   }
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {

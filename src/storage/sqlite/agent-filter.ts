@@ -1,5 +1,9 @@
 import type { DatabaseSync } from "node:sqlite";
-import type { AgentListFilter } from "../store.js";
+import { AgentRecord } from "../../records/agent-record.js";
+import { filtersAgents } from "../agent-list-filter.js";
+import type { AgentListFilter, PageQuery } from "../store.js";
+import { bodies, pageBounds, seqFrom } from "./rows.js";
+import type { Statements } from "./statements.js";
 
 /** JavaScript's `toLowerCase` in SQL: SQLite's own `lower` folds ASCII letters only. */
 const LOWER_FUNCTION = "holdfast_lower";
@@ -21,8 +25,31 @@ export function registerAgentFilter(db: DatabaseSync): void {
   );
 }
 
+/** A page of a project's agents, the filter applied in SQL before the page is cut. */
+export function listAgents(
+  sql: Statements,
+  projectId: string,
+  page: PageQuery,
+  filter?: AgentListFilter,
+): AgentRecord[] {
+  const bounds = pageBounds(page, (id) => seqFrom(sql.agentSeq, id, projectId));
+  if (!bounds) return [];
+  const asc = page.order === "asc";
+  const { lower, upper, limit } = bounds;
+  const rows = filtersAgents(filter)
+    ? (asc ? sql.filteredAgentsAsc : sql.filteredAgentsDesc).all(
+        projectId,
+        lower,
+        upper,
+        limit,
+        ...agentFilterParams(filter),
+      )
+    : (asc ? sql.agentsAsc : sql.agentsDesc).all(projectId, lower, upper, limit);
+  return bodies(rows, AgentRecord, "agent");
+}
+
 /** The filter's parameters, `?5` to `?8`. */
-export function agentFilterParams(filter: AgentListFilter) {
+function agentFilterParams(filter: AgentListFilter) {
   const tags = [...new Set(filter.tags ?? [])];
   const name = filter.name ?? null;
   const nameContains = filter.nameContains ? filter.nameContains.toLowerCase() : null;

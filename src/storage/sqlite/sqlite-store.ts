@@ -8,7 +8,6 @@ import { AgentMessage } from "../../records/messages.js";
 import type { JournalEntry } from "../../records/run-journal.js";
 import type { SessionState } from "../../records/session-state.js";
 import type { StepFeedback, StepRecord } from "../../records/step-record.js";
-import { filtersAgents } from "../agent-list-filter.js";
 import { DEFAULT_DURABILITY, type Durability } from "../durability.js";
 import type {
   AgentListFilter,
@@ -22,7 +21,7 @@ import type {
 } from "../store.js";
 import { parseInput, validateNewAgent, validateStep, wordsOf } from "../store-rows.js";
 import type { MessageSearch, PassageSearch, StepCommit } from "../turn-store.js";
-import { agentFilterParams } from "./agent-filter.js";
+import { listAgents } from "./agent-filter.js";
 import { SqliteArchives } from "./archives.js";
 import { SqliteBlocks } from "./blocks.js";
 import { listChainRuns, readChainRun, unfinishedChainRuns, writeChainRun } from "./chain-runs.js";
@@ -166,25 +165,8 @@ export class SqliteStore implements Store {
     );
   }
 
-  async listAgents(
-    projectId: string,
-    page: PageQuery,
-    filter?: AgentListFilter,
-  ): Promise<AgentRecord[]> {
-    const bounds = pageBounds(page, (id) => seqFrom(this.sql.agentSeq, id, projectId));
-    if (!bounds) return [];
-    const asc = page.order === "asc";
-    const { lower, upper, limit } = bounds;
-    const rows = filtersAgents(filter)
-      ? (asc ? this.sql.filteredAgentsAsc : this.sql.filteredAgentsDesc).all(
-          projectId,
-          lower,
-          upper,
-          limit,
-          ...agentFilterParams(filter),
-        )
-      : (asc ? this.sql.agentsAsc : this.sql.agentsDesc).all(projectId, lower, upper, limit);
-    return bodies(rows, AgentRecord, "agent");
+  async listAgents(projectId: string, page: PageQuery, filter?: AgentListFilter) {
+    return listAgents(this.sql, projectId, page, filter);
   }
 
   async putBlock(agentId: string, block: CoreBlock): Promise<void> {
